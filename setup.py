@@ -1,0 +1,31 @@
+"""Install the go2_locomotion extension: ``pip install -e .`` (inside Isaac Lab: ``isaaclab.sh -p -m pip install -e .``)."""
+
+from pathlib import Path
+
+import tomllib
+from setuptools import find_packages, setup
+
+ROOT = Path(__file__).parent
+EXTENSION = tomllib.loads((ROOT / "extension.toml").read_text())
+
+setup(
+    name="go2_locomotion",
+    version=EXTENSION["package"]["version"],
+    description=EXTENSION["package"]["description"],
+    long_description=(ROOT / "README.md").read_text(),
+    long_description_content_type="text/markdown",
+    license="BSD-3-Clause",
+    python_requires=">=3.11",
+    package_dir={"": "source"},
+    packages=find_packages("source"),
+    package_data={"go2_locomotion": ["assets/data/*.usda"]},
+    install_requires=[
+        # Isaac Lab itself is not listed: inside an Isaac Lab / Isaac Sim install it is already there, and
+        # pip must not replace it. The project's own environment gets it from setup.sh.
+        "mujoco-usd-converter==0.6.1",
+        "onnxruntime",
+    ],
+    extras_require={"test": ["pytest", "ruff"]},
+    entry_points={"isaaclab.tasks": ["go2_locomotion = go2_locomotion.tasks"]},
+    zip_safe=False,
+)

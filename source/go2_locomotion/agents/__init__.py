@@ -1,0 +1,1 @@
+"""RSL-RL agent configurations of the Go2 tasks."""

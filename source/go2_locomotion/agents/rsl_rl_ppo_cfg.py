@@ -1,0 +1,53 @@
+"""RSL-RL PPO runner configurations for Go2-Rough and Go2-Flat.
+
+Rollout geometry with the env default of 4096 environments: 4096 x 24 = 98,304 transitions per iteration, 4
+mini-batches of 24,576, 5 epochs: 20 optimizer steps per iteration.
+"""
+
+from isaaclab.utils import configclass
+
+from isaaclab_rl.rsl_rl import RslRlMLPModelCfg, RslRlOnPolicyRunnerCfg, RslRlPpoAlgorithmCfg
+
+
+@configclass
+class Go2RoughPPORunnerCfg(RslRlOnPolicyRunnerCfg):
+    """PPO for Go2-Rough: [512, 256, 128] ELU actor and critic, 1500 iterations."""
+
+    num_steps_per_env = 24
+    max_iterations = 1500
+    save_interval = 50
+    experiment_name = "go2_rough"
+    obs_groups = {"actor": ["policy"], "critic": ["policy"]}
+    actor = RslRlMLPModelCfg(
+        hidden_dims=[512, 256, 128],
+        activation="elu",
+        obs_normalization=False,
+        distribution_cfg=RslRlMLPModelCfg.GaussianDistributionCfg(init_std=1.0),
+    )
+    critic = RslRlMLPModelCfg(hidden_dims=[512, 256, 128], activation="elu", obs_normalization=False)
+    algorithm = RslRlPpoAlgorithmCfg(
+        value_loss_coef=1.0,
+        use_clipped_value_loss=True,
+        clip_param=0.2,
+        entropy_coef=0.01,
+        num_learning_epochs=5,
+        num_mini_batches=4,
+        learning_rate=1.0e-3,
+        schedule="adaptive",
+        gamma=0.99,
+        lam=0.95,
+        desired_kl=0.01,
+        max_grad_norm=1.0,
+    )
+
+
+@configclass
+class Go2FlatPPORunnerCfg(Go2RoughPPORunnerCfg):
+    """PPO for Go2-Flat: [128, 128, 128] actor and critic, 300 iterations."""
+
+    def __post_init__(self):
+        super().__post_init__()
+        self.max_iterations = 300
+        self.experiment_name = "go2_flat"
+        self.actor.hidden_dims = [128, 128, 128]
+        self.critic.hidden_dims = [128, 128, 128]

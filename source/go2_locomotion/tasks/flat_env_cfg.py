@@ -1,0 +1,36 @@
+"""Go2-Flat: Go2-Rough on a plane, without the height scanner and the terrain curriculum."""
+
+from __future__ import annotations
+
+from isaaclab.managers import RewardTermCfg as RewTerm
+from isaaclab.utils import configclass
+
+from ..assets.go2 import GROUND_USD
+from . import mdp
+from .velocity_env_cfg import Go2RoughEnvCfg
+
+
+@configclass
+class Go2FlatEnvCfg(Go2RoughEnvCfg):
+    """Go2-Flat: velocity tracking on an infinite plane; policy observation ``[N, 48]``."""
+
+    def __post_init__(self):
+        super().__post_init__()
+        # A plane keeps at most the 4 feet and a fallen trunk in contact: small per-env solver buffers.
+        newton_mjwarp = self.sim.physics.newton_mjwarp
+        newton_mjwarp.solver_cfg.njmax = 65
+        newton_mjwarp.solver_cfg.nconmax = 35
+        self.sim.physics.default = newton_mjwarp
+
+        self.scene.terrain.terrain_type = "usd"
+        self.scene.terrain.usd_path = GROUND_USD
+        self.scene.terrain.terrain_generator = None
+        self.scene.terrain.visual_material = None
+        self.scene.height_scanner = None
+        self.observations.policy.height_scan = None
+        self.curriculum.terrain_levels = None
+
+        self.rewards.feet_air_time.weight = 0.25
+        # Trunk height is measured from the plane (z = 0) rather than from a height scan.
+        self.rewards.base_height_l2.params["sensor_cfg"] = None
+        self.rewards.flat_orientation_l2 = RewTerm(func=mdp.flat_orientation_l2, weight=-2.5)

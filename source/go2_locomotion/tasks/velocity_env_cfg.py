@@ -1,0 +1,412 @@
+"""Go2 velocity tracking on rough terrain: the scene and every manager, with all figures in this file.
+
+Go2-Rough is this configuration; Go2-Flat (``flat_env_cfg.py``) derives from it one level deep. Playback settings
+are :meth:`Go2RoughEnvCfg.play_mode`, the hook Isaac Lab 3.0's play and export entrypoints call.
+
+Shapes: ``N`` is the number of environments. The policy observation is ``[N, 235]`` here and ``[N, 48]`` on flat
+ground; the action is ``[N, 12]``.
+"""
+
+from __future__ import annotations
+
+import math
+
+from isaaclab_newton.physics import MJWarpSolverCfg, NewtonCfg, NewtonCollisionPipelineCfg, NewtonShapeCfg
+from isaaclab_ov.physics import OvPhysxCfg
+from isaaclab_physx.physics import PhysxCfg
+
+import isaaclab.sim as sim_utils
+from isaaclab.assets import ArticulationCfg, AssetBaseCfg
+from isaaclab.envs import ManagerBasedRLEnvCfg
+from isaaclab.managers import CurriculumTermCfg as CurrTerm
+from isaaclab.managers import EventTermCfg as EventTerm
+from isaaclab.managers import ObservationGroupCfg as ObsGroup
+from isaaclab.managers import ObservationTermCfg as ObsTerm
+from isaaclab.managers import RewardTermCfg as RewTerm
+from isaaclab.managers import SceneEntityCfg
+from isaaclab.managers import TerminationTermCfg as DoneTerm
+from isaaclab.physics import PhysxAutoCfg
+from isaaclab.scene import InteractiveSceneCfg
+from isaaclab.sensors import ContactSensorCfg, RayCasterCfg, patterns
+from isaaclab.sim import SimulationCfg
+from isaaclab.terrains import TerrainGeneratorCfg, TerrainImporterCfg
+from isaaclab.terrains import height_field as hf_terrains
+from isaaclab.terrains import trimesh as mesh_terrains
+from isaaclab.utils import configclass
+from isaaclab.utils.noise import UniformNoiseCfg as Unoise
+
+from isaaclab_tasks.utils import PresetCfg
+
+from ..assets.go2 import GO2_CFG, STANDING_BASE_HEIGHT
+from . import mdp
+
+DECIMATION = 4
+"""Physics steps per policy step: 200 Hz physics, 50 Hz policy."""
+
+SIM_DT = 0.005
+"""Physics time step [s]."""
+
+##
+# Physics backends
+##
+
+
+@configclass
+class Go2PhysicsCfg(PresetCfg):
+    """Physics backends, selected on the command line with ``physics=<name>``.
+
+    ``newton_mjwarp`` (MuJoCo-Warp on Newton) runs on CPU and GPU without Isaac Sim; ``physx`` is PhysX inside
+    Isaac Sim (or OvPhysX without it).
+    """
+
+    isaacsim_physx = PhysxCfg(gpu_max_rigid_patch_count=10 * 2**15)
+    ovphysx = OvPhysxCfg(gpu_max_rigid_patch_count=10 * 2**15)
+    physx = PhysxAutoCfg(isaacsim_physx=isaacsim_physx, ovphysx=ovphysx)
+    newton_mjwarp = NewtonCfg(
+        solver_cfg=MJWarpSolverCfg(
+            # Per-environment constraint and contact capacity; rough terrain touches many triangles at once.
+            njmax=1000,
+            nconmax=300,
+            cone="pyramidal",
+            impratio=1.0,
+            integrator="implicitfast",
+            use_mujoco_contacts=False,
+        ),
+        collision_cfg=NewtonCollisionPipelineCfg(max_triangle_pairs=2_500_000),
+        num_substeps=2,
+        debug_mode=False,
+        default_shape_cfg=NewtonShapeCfg(margin=0.0, ke=160000.0, kd=1100.0),
+    )
+    default = newton_mjwarp
+
+
+##
+# Scene
+##
+
+GO2_ROUGH_TERRAINS = TerrainGeneratorCfg(
+    size=(8.0, 8.0),
+    border_width=20.0,
+    num_rows=10,
+    num_cols=20,
+    horizontal_scale=0.1,
+    vertical_scale=0.005,
+    slope_threshold=0.75,
+    use_cache=False,
+    curriculum=True,
+    sub_terrains={
+        # Heights scaled for a robot whose trunk stands 0.33 m high.
+        "pyramid_stairs": mesh_terrains.MeshPyramidStairsTerrainCfg(
+            proportion=0.2, step_height_range=(0.025, 0.12), step_width=0.3, platform_width=3.0, border_width=1.0
+        ),
+        "pyramid_stairs_inv": mesh_terrains.MeshInvertedPyramidStairsTerrainCfg(
+            proportion=0.2, step_height_range=(0.025, 0.12), step_width=0.3, platform_width=3.0, border_width=1.0
+        ),
+        "boxes": mesh_terrains.MeshRandomGridTerrainCfg(
+            proportion=0.2, grid_width=0.45, grid_height_range=(0.025, 0.1), platform_width=2.0
+        ),
+        "random_rough": hf_terrains.HfRandomUniformTerrainCfg(
+            proportion=0.2, noise_range=(0.01, 0.06), noise_step=0.01, border_width=0.25
+        ),
+        "hf_pyramid_slope": hf_terrains.HfPyramidSlopedTerrainCfg(
+            proportion=0.1, slope_range=(0.0, 0.4), platform_width=2.0, border_width=0.25
+        ),
+        "hf_pyramid_slope_inv": hf_terrains.HfInvertedPyramidSlopedTerrainCfg(
+            proportion=0.1, slope_range=(0.0, 0.4), platform_width=2.0, border_width=0.25
+        ),
+    },
+)
+"""Isaac Lab's rough-terrain mix with obstacle heights scaled down for the Go2 (8 m tiles, 10 levels x 20)."""
+
+TERRAIN_MATERIAL = sim_utils.RigidBodyMaterialCfg(
+    friction_combine_mode="multiply", restitution_combine_mode="multiply", static_friction=1.0, dynamic_friction=1.0
+)
+"""Ground friction; the robot's own friction is randomised at start-up (see :class:`EventsCfg`)."""
+
+
+@configclass
+class Go2SceneCfg(InteractiveSceneCfg):
+    """Terrain, robot, sensors and light. No asset is downloaded."""
+
+    terrain = TerrainImporterCfg(
+        prim_path="/World/ground",
+        terrain_type="generator",
+        terrain_generator=GO2_ROUGH_TERRAINS,
+        max_init_terrain_level=5,
+        collision_group=-1,
+        physics_material=TERRAIN_MATERIAL,
+        visual_material=sim_utils.PreviewSurfaceCfg(diffuse_color=(0.45, 0.47, 0.5)),
+        debug_vis=False,
+    )
+    """Generated rough terrain, robots start on the five easiest levels."""
+
+    robot: ArticulationCfg = GO2_CFG.replace(prim_path="{ENV_REGEX_NS}/Robot")
+    """The Go2."""
+
+    height_scanner: RayCasterCfg | None = RayCasterCfg(
+        prim_path="{ENV_REGEX_NS}/Robot/base",
+        offset=RayCasterCfg.OffsetCfg(pos=(0.0, 0.0, 20.0)),
+        ray_alignment="yaw",
+        pattern_cfg=patterns.GridPatternCfg(resolution=0.1, size=[1.6, 1.0]),
+        debug_vis=False,
+        mesh_prim_paths=["/World/ground"],
+        global_world_only=True,
+    )
+    """17 x 11 = 187 ground heights under the trunk on a 1.6 m x 1.0 m grid at 0.1 m. It has no update period:
+    sensors update lazily, so rays are cast only when a term reads them (once per policy step)."""
+
+    contact_forces = ContactSensorCfg(prim_path="{ENV_REGEX_NS}/Robot/.*", history_length=3, track_air_time=True)
+    """Net contact force on every body, with 3 physics steps of history and foot air time."""
+
+    sky_light = AssetBaseCfg(prim_path="/World/skyLight", spawn=sim_utils.DomeLightCfg(intensity=750.0))
+    """Untextured dome light (the stock sky texture is a download)."""
+
+
+##
+# MDP
+##
+
+
+@configclass
+class CommandsCfg:
+    """Base velocity command, in the robot's heading frame."""
+
+    base_velocity = mdp.UniformVelocityCommandCfg(
+        asset_name="robot",
+        resampling_time_range=(10.0, 10.0),
+        rel_standing_envs=0.02,
+        rel_heading_envs=1.0,
+        heading_command=True,
+        heading_control_stiffness=0.5,
+        # Arrows cost time on every step; play_mode turns them on.
+        debug_vis=False,
+        ranges=mdp.UniformVelocityCommandCfg.Ranges(
+            lin_vel_x=(-1.0, 1.0), lin_vel_y=(-1.0, 1.0), ang_vel_z=(-1.0, 1.0), heading=(-math.pi, math.pi)
+        ),
+    )
+    """Command ``[N, 3]``: lin x [m/s], lin y [m/s], yaw rate [rad/s] (from a heading target), resampled every
+    10 s."""
+
+
+@configclass
+class ActionsCfg:
+    """Joint position targets."""
+
+    joint_pos = mdp.JointPositionActionCfg(
+        asset_name="robot", joint_names=[".*"], scale=0.25, use_default_offset=True
+    )
+    """Action ``[N, 12]``: target = standing pose + 0.25 x action [rad]."""
+
+
+@configclass
+class ObservationsCfg:
+    """Observation groups; the actor and the critic both read ``policy``."""
+
+    @configclass
+    class PolicyCfg(ObsGroup):
+        """Concatenated policy observation, corrupted by uniform noise in training."""
+
+        base_lin_vel = ObsTerm(func=mdp.base_lin_vel, noise=Unoise(n_min=-0.1, n_max=0.1))
+        """Trunk linear velocity in the trunk frame ``[N, 3]`` [m/s]."""
+        base_ang_vel = ObsTerm(func=mdp.base_ang_vel, noise=Unoise(n_min=-0.2, n_max=0.2))
+        """Trunk angular velocity in the trunk frame ``[N, 3]`` [rad/s]."""
+        projected_gravity = ObsTerm(func=mdp.projected_gravity, noise=Unoise(n_min=-0.05, n_max=0.05))
+        """Unit gravity vector in the trunk frame ``[N, 3]``."""
+        velocity_commands = ObsTerm(func=mdp.generated_commands, params={"command_name": "base_velocity"})
+        """Velocity command ``[N, 3]``."""
+        joint_pos = ObsTerm(func=mdp.joint_pos_rel, noise=Unoise(n_min=-0.01, n_max=0.01))
+        """Joint positions relative to the standing pose ``[N, 12]`` [rad]."""
+        joint_vel = ObsTerm(func=mdp.joint_vel_rel, noise=Unoise(n_min=-1.5, n_max=1.5))
+        """Joint velocities ``[N, 12]`` [rad/s]."""
+        actions = ObsTerm(func=mdp.last_action)
+        """Previous action ``[N, 12]``."""
+        height_scan = ObsTerm(
+            func=mdp.height_scan,
+            params={"sensor_cfg": SceneEntityCfg("height_scanner")},
+            noise=Unoise(n_min=-0.1, n_max=0.1),
+            clip=(-1.0, 1.0),
+        )
+        """Sensor height minus ground height minus 0.5 m, ``[N, 187]`` [m], clipped to +-1 m."""
+
+        def __post_init__(self):
+            self.enable_corruption = True
+            self.concatenate_terms = True
+
+    policy: PolicyCfg = PolicyCfg()
+
+
+@configclass
+class EventsCfg:
+    """Domain randomisation and resets."""
+
+    physics_material = EventTerm(
+        func=mdp.randomize_rigid_body_material,
+        mode="startup",
+        params={
+            "asset_cfg": SceneEntityCfg("robot", body_names=".*"),
+            "static_friction_range": (0.8, 0.8),
+            "dynamic_friction_range": (0.6, 0.6),
+            "restitution_range": (0.0, 0.0),
+            "num_buckets": 64,
+        },
+    )
+    """Robot friction, set once at start-up."""
+
+    add_base_mass = EventTerm(
+        func=mdp.randomize_rigid_body_mass,
+        mode="startup",
+        params={
+            "asset_cfg": SceneEntityCfg("robot", body_names="base"),
+            "mass_distribution_params": (1 / 1.25, 1.25),
+            "operation": "scale",
+            "distribution": "log_uniform",
+        },
+    )
+    """Trunk mass scaled by a log-uniform factor in [0.8, 1.25]."""
+
+    base_com = EventTerm(
+        func=mdp.randomize_rigid_body_com,
+        mode="startup",
+        params={
+            "asset_cfg": SceneEntityCfg("robot", body_names="base"),
+            "com_range": {"x": (-0.05, 0.05), "y": (-0.05, 0.05), "z": (-0.01, 0.01)},
+        },
+    )
+    """Trunk centre of mass shifted by up to 5 cm (x, y) and 1 cm (z)."""
+
+    reset_base = EventTerm(
+        func=mdp.reset_root_state_uniform,
+        mode="reset",
+        params={
+            "pose_range": {"x": (-0.5, 0.5), "y": (-0.5, 0.5), "yaw": (-3.14, 3.14)},
+            "velocity_range": {
+                "x": (-0.5, 0.5),
+                "y": (-0.5, 0.5),
+                "z": (-0.5, 0.5),
+                "roll": (-0.5, 0.5),
+                "pitch": (-0.5, 0.5),
+                "yaw": (-0.5, 0.5),
+            },
+        },
+    )
+    """Trunk pose [m, rad] and velocity [m/s, rad/s] drawn uniformly at reset."""
+
+    reset_robot_joints = EventTerm(
+        func=mdp.reset_joints_by_scale,
+        mode="reset",
+        params={"position_range": (0.5, 1.5), "velocity_range": (0.0, 0.0)},
+    )
+    """Joint positions reset to the standing pose scaled by [0.5, 1.5], at rest."""
+
+    push_robot = EventTerm(
+        func=mdp.push_by_setting_velocity,
+        mode="interval",
+        interval_range_s=(10.0, 15.0),
+        params={"velocity_range": {"x": (-0.5, 0.5), "y": (-0.5, 0.5)}},
+    )
+    """A push: trunk velocity set to a random +-0.5 m/s every 10-15 s."""
+
+
+@configclass
+class RewardsCfg:
+    """Reward terms; each is multiplied by its weight and the policy step (0.02 s)."""
+
+    track_lin_vel_xy_exp = RewTerm(
+        func=mdp.track_lin_vel_xy_exp, weight=1.5, params={"command_name": "base_velocity", "std": math.sqrt(0.25)}
+    )
+    """exp(-|v_xy cmd - v_xy|^2 / 0.25)."""
+    track_ang_vel_z_exp = RewTerm(
+        func=mdp.track_ang_vel_z_exp, weight=0.75, params={"command_name": "base_velocity", "std": math.sqrt(0.25)}
+    )
+    """exp(-(w_z cmd - w_z)^2 / 0.25)."""
+    lin_vel_z_l2 = RewTerm(func=mdp.lin_vel_z_l2, weight=-2.0)
+    """Vertical trunk velocity squared [m^2/s^2]."""
+    ang_vel_xy_l2 = RewTerm(func=mdp.ang_vel_xy_l2, weight=-0.05)
+    """Roll and pitch rate squared [rad^2/s^2]."""
+    dof_torques_l2 = RewTerm(func=mdp.joint_torques_l2, weight=-2.0e-4)
+    """Sum of squared joint torques [N^2 m^2]."""
+    dof_acc_l2 = RewTerm(func=mdp.joint_acc_l2, weight=-2.5e-7)
+    """Sum of squared joint accelerations [rad^2/s^4]."""
+    action_rate_l2 = RewTerm(func=mdp.action_rate_l2, weight=-0.005)
+    """Squared change of the action between policy steps; -0.01 was seen to lock a hind foot into dragging on
+    Newton, hence half of it."""
+    feet_air_time = RewTerm(
+        func=mdp.feet_air_time,
+        weight=0.01,
+        params={
+            "sensor_cfg": SceneEntityCfg("contact_forces", body_names=".*_foot"),
+            "command_name": "base_velocity",
+            "threshold": 0.5,
+        },
+    )
+    """Air time beyond 0.5 s of each foot at touch-down [s], only while a motion is commanded."""
+    base_height_l2 = RewTerm(
+        func=mdp.base_height_l2,
+        weight=-30.0,
+        params={"target_height": STANDING_BASE_HEIGHT, "sensor_cfg": SceneEntityCfg("height_scanner")},
+    )
+    """(trunk height above the scanned ground - 0.33 m)^2 [m^2]: stops the policy resting on its legs in a
+    permanent crouch, which base-contact termination cannot see."""
+    flat_orientation_l2: RewTerm | None = None
+    """Trunk tilt (projected gravity xy squared); used on flat ground only."""
+
+
+@configclass
+class TerminationsCfg:
+    """Episode ends."""
+
+    time_out = DoneTerm(func=mdp.time_out, time_out=True)
+    """Episode length reached (a truncation, bootstrapped by PPO)."""
+    base_contact = DoneTerm(
+        func=mdp.illegal_contact,
+        params={"sensor_cfg": SceneEntityCfg("contact_forces", body_names="base"), "threshold": 1.0},
+    )
+    """Trunk touches anything with more than 1 N."""
+
+
+@configclass
+class CurriculumCfg:
+    """Curricula."""
+
+    terrain_levels = CurrTerm(func=mdp.terrain_levels_vel)
+    """Move robots up a terrain level when they walk far enough, down when they fall short."""
+
+
+##
+# Environment
+##
+
+
+@configclass
+class Go2RoughEnvCfg(ManagerBasedRLEnvCfg):
+    """Go2-Rough: velocity tracking on generated rough terrain with a terrain-level curriculum."""
+
+    sim: SimulationCfg = SimulationCfg(
+        dt=SIM_DT,
+        # render once per policy step
+        render_interval=DECIMATION,
+        physics=Go2PhysicsCfg(),
+        physics_material=TERRAIN_MATERIAL,
+    )
+    scene: Go2SceneCfg = Go2SceneCfg(num_envs=4096, env_spacing=2.5)
+    observations: ObservationsCfg = ObservationsCfg()
+    actions: ActionsCfg = ActionsCfg()
+    commands: CommandsCfg = CommandsCfg()
+    rewards: RewardsCfg = RewardsCfg()
+    terminations: TerminationsCfg = TerminationsCfg()
+    events: EventsCfg = EventsCfg()
+    curriculum: CurriculumCfg = CurriculumCfg()
+    decimation: int = DECIMATION
+    episode_length_s: float = 20.0
+
+    def play_mode(self):
+        """Playback: at most 50 robots, no observation noise, no pushes, a 5 x 5 terrain grid, command arrows."""
+        super().play_mode()
+        self.events.push_robot = None
+        self.commands.base_velocity.debug_vis = True
+        terrain = self.scene.terrain
+        terrain.max_init_terrain_level = None  # spread robots over the whole grid
+        if terrain.terrain_generator is not None:
+            terrain.terrain_generator.num_rows = 5
+            terrain.terrain_generator.num_cols = 5
+            terrain.terrain_generator.curriculum = False
