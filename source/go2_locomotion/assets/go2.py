@@ -31,9 +31,9 @@ STANDING_JOINT_POS = {
 }
 """Default (standing) joint positions [rad]; actions are offsets from these."""
 
-STANDING_BASE_HEIGHT = 0.33
-"""Trunk height above flat ground in the standing pose [m]: 0.213 m thigh and calf at the pose above plus the
-0.022 m foot radius (front legs 0.333 m, rear legs 0.324 m)."""
+STANDING_BASE_HEIGHT = 0.318
+"""Trunk height above flat ground in the standing pose [m]: the 0.213 m thigh and calf at the pose above span
+0.300 m (front) and 0.291 m (rear) below the trunk, plus the 0.022 m foot radius."""
 
 EFFORT_LIMIT = {".*_hip_joint": 23.7, ".*_thigh_joint": 23.7, ".*_calf_joint": 45.43}
 """Peak joint torque [N m]; the calf sits behind an extra knee reduction."""

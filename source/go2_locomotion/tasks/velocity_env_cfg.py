@@ -95,7 +95,7 @@ GO2_ROUGH_TERRAINS = TerrainGeneratorCfg(
     use_cache=False,
     curriculum=True,
     sub_terrains={
-        # Heights scaled for a robot whose trunk stands 0.33 m high.
+        # Heights scaled for a robot whose trunk stands 0.32 m high.
         "pyramid_stairs": mesh_terrains.MeshPyramidStairsTerrainCfg(
             proportion=0.2, step_height_range=(0.025, 0.12), step_width=0.3, platform_width=3.0, border_width=1.0
         ),
@@ -345,7 +345,7 @@ class RewardsCfg:
         weight=-30.0,
         params={"target_height": STANDING_BASE_HEIGHT, "sensor_cfg": SceneEntityCfg("height_scanner")},
     )
-    """(trunk height above the scanned ground - 0.33 m)^2 [m^2]: stops the policy resting on its legs in a
+    """(trunk height above the scanned ground - 0.318 m)^2 [m^2]: stops the policy resting on its legs in a
     permanent crouch, which base-contact termination cannot see."""
     flat_orientation_l2: RewTerm | None = None
     """Trunk tilt (projected gravity xy squared); used on flat ground only."""

@@ -1,0 +1,47 @@
+"""Build a registered Go2 task's environment in this process, the way Isaac Lab 3.0's own CLI does.
+
+Used by the tests and the benchmark; the training and playback scripts go through Isaac Lab's RL entrypoints.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator, Sequence
+
+import gymnasium as gym
+
+
+@contextlib.contextmanager
+def make_env(
+    task: str,
+    *,
+    num_envs: int | None = None,
+    device: str = "cpu",
+    overrides: Sequence[str] = (),
+    play_mode: bool = False,
+) -> Iterator[gym.Env]:
+    """Resolve the task's config (presets, Hydra-style ``env.…=value`` overrides), launch the simulation runtime
+    and yield the environment; it is closed on exit.
+
+    Args:
+        task: A registered task id, e.g. ``"Go2-Flat"``.
+        num_envs: Number of environments; ``None`` keeps the config's value.
+        device: ``"cpu"``, ``"cuda"`` or ``"cuda:N"``.
+        overrides: Command-line style overrides, e.g. ``["env.episode_length_s=1.0", "physics=newton_mjwarp"]``.
+        play_mode: Apply the config's ``play_mode()`` as Isaac Lab's play entrypoint does.
+    """
+    from isaaclab.app import launch_simulation
+
+    import go2_locomotion.tasks  # noqa: F401  (registers the tasks)
+    from isaaclab_tasks.utils import resolve_task_config
+
+    env_cfg, _ = resolve_task_config(task, None, play_mode=play_mode, overrides=list(overrides))
+    if num_envs is not None:
+        env_cfg.scene.num_envs = num_envs
+    env_cfg.sim.device = device
+    with launch_simulation(env_cfg, {"headless": True, "device": device}):
+        env = gym.make(task, cfg=env_cfg)
+        try:
+            yield env
+        finally:
+            env.close()

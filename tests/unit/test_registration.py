@@ -1,0 +1,55 @@
+"""Task registration and the ``isaaclab.tasks`` entry point Isaac Lab's CLI uses to find the tasks."""
+
+import importlib
+import importlib.metadata
+
+import gymnasium as gym
+import pytest
+
+import go2_locomotion.tasks as tasks
+from go2_locomotion.agents.rsl_rl_ppo_cfg import Go2FlatPPORunnerCfg, Go2RoughPPORunnerCfg
+from go2_locomotion.tasks.flat_env_cfg import Go2FlatEnvCfg
+from go2_locomotion.tasks.velocity_env_cfg import Go2RoughEnvCfg
+
+EXPECTED = {
+    "Go2-Rough": (Go2RoughEnvCfg, Go2RoughPPORunnerCfg),
+    "Go2-Flat": (Go2FlatEnvCfg, Go2FlatPPORunnerCfg),
+    "Go2-Rough-Play": (Go2RoughEnvCfg, Go2RoughPPORunnerCfg),
+    "Go2-Flat-Play": (Go2FlatEnvCfg, Go2FlatPPORunnerCfg),
+}
+
+
+def test_entry_point_resolves_to_the_tasks_module():
+    (entry,) = [e for e in importlib.metadata.entry_points(group="isaaclab.tasks") if e.name == "go2_locomotion"]
+    assert entry.load() is tasks
+
+
+@pytest.mark.parametrize("task_id", sorted(EXPECTED))
+def test_registered_with_config_entry_points(task_id):
+    from isaaclab_tasks.utils.parse_cfg import load_cfg_from_registry
+
+    spec = gym.spec(task_id)
+    assert spec.entry_point == "isaaclab.envs:ManagerBasedRLEnv"
+    env_cls, agent_cls = EXPECTED[task_id]
+    env_cfg = load_cfg_from_registry(task_id, "env_cfg_entry_point")
+    agent_cfg = load_cfg_from_registry(task_id, "rsl_rl_cfg_entry_point")
+    assert type(env_cfg) is env_cls
+    assert type(agent_cfg) is agent_cls
+
+
+def test_play_ids_are_the_training_config_in_play_mode():
+    from isaaclab_tasks.utils.parse_cfg import load_cfg_from_registry
+
+    for train_id in ("Go2-Rough", "Go2-Flat"):
+        expected = load_cfg_from_registry(train_id, "env_cfg_entry_point")
+        expected.play_mode()
+        play = load_cfg_from_registry(f"{train_id}-Play", "env_cfg_entry_point")
+        assert play.to_dict() == expected.to_dict()
+        # play_mode is idempotent, so `isaaclab play --task Go2-Flat-Play` (which applies it again) is the same MDP
+        play.play_mode()
+        assert play.to_dict() == expected.to_dict()
+
+
+def test_duplicate_registration_is_refused():
+    with pytest.raises(ValueError, match="Task 'Go2-Rough' is already registered"):
+        importlib.reload(tasks)
