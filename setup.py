@@ -1,8 +1,8 @@
-"""Install the go2_locomotion extension: ``pip install -e .`` (inside Isaac Lab: ``isaaclab.sh -p -m pip install -e .``)."""
-
-from pathlib import Path
+"""Install the go2_locomotion extension: ``pip install -e .`` (in Isaac Lab: ``isaaclab.sh -p -m pip install -e .``)."""
 
 import tomllib
+from pathlib import Path
+
 from setuptools import find_packages, setup
 
 ROOT = Path(__file__).parent

@@ -31,9 +31,9 @@ def make_env(
         play_mode: Apply the config's ``play_mode()`` as Isaac Lab's play entrypoint does.
     """
     from isaaclab.app import launch_simulation
+    from isaaclab_tasks.utils import resolve_task_config
 
     import go2_locomotion.tasks  # noqa: F401  (registers the tasks)
-    from isaaclab_tasks.utils import resolve_task_config
 
     env_cfg, _ = resolve_task_config(task, None, play_mode=play_mode, overrides=list(overrides))
     if num_envs is not None:

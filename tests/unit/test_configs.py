@@ -9,8 +9,15 @@ from go2_locomotion.tasks.flat_env_cfg import Go2FlatEnvCfg
 from go2_locomotion.tasks.velocity_env_cfg import Go2RoughEnvCfg
 
 # width of each proprioceptive term, in the order the observation concatenates them
-PROPRIO = {"base_lin_vel": 3, "base_ang_vel": 3, "projected_gravity": 3, "velocity_commands": 3,
-           "joint_pos": 12, "joint_vel": 12, "actions": 12}
+PROPRIO = {
+    "base_lin_vel": 3,
+    "base_ang_vel": 3,
+    "projected_gravity": 3,
+    "velocity_commands": 3,
+    "joint_pos": 12,
+    "joint_vel": 12,
+    "actions": 12,
+}
 
 
 def _active_terms(group):
@@ -47,8 +54,13 @@ def test_actions_and_robot():
     assert cfg.actions.joint_pos.use_default_offset
     robot = cfg.scene.robot
     assert robot.init_state.pos[2] == 0.4
-    assert robot.init_state.joint_pos == {".*L_hip_joint": 0.1, ".*R_hip_joint": -0.1, "F[L,R]_thigh_joint": 0.8,
-                                          "R[L,R]_thigh_joint": 1.0, ".*_calf_joint": -1.5}
+    assert robot.init_state.joint_pos == {
+        ".*L_hip_joint": 0.1,
+        ".*R_hip_joint": -0.1,
+        "F[L,R]_thigh_joint": 0.8,
+        "R[L,R]_thigh_joint": 1.0,
+        ".*_calf_joint": -1.5,
+    }
     legs = robot.actuators["legs"]
     assert (legs.stiffness, legs.damping) == (25.0, 0.5)
     assert legs.actuator_effort_limit == {".*_hip_joint": 23.7, ".*_thigh_joint": 23.7, ".*_calf_joint": 45.43}
@@ -57,8 +69,14 @@ def test_actions_and_robot():
 
 def test_rewards():
     rough, flat = Go2RoughEnvCfg().rewards, Go2FlatEnvCfg().rewards
-    shared = {"track_lin_vel_xy_exp": 1.5, "track_ang_vel_z_exp": 0.75, "lin_vel_z_l2": -2.0, "ang_vel_xy_l2": -0.05,
-              "dof_torques_l2": -2.0e-4, "dof_acc_l2": -2.5e-7}
+    shared = {
+        "track_lin_vel_xy_exp": 1.5,
+        "track_ang_vel_z_exp": 0.75,
+        "lin_vel_z_l2": -2.0,
+        "ang_vel_xy_l2": -0.05,
+        "dof_torques_l2": -2.0e-4,
+        "dof_acc_l2": -2.5e-7,
+    }
     for rewards in (rough, flat):
         for name, weight in shared.items():
             assert getattr(rewards, name).weight == weight, name

@@ -4,7 +4,8 @@ import mujoco
 import numpy as np
 import pytest
 
-from go2_locomotion.assets import go2, go2_description as d
+from go2_locomotion.assets import go2
+from go2_locomotion.assets import go2_description as d
 
 UNITREE_TOTAL_MASS = 15.206408  # kg: trunk 6.921 + 4 x (hip 0.678 + thigh 1.152 + calf 0.241352)
 
@@ -22,8 +23,11 @@ def test_bodies_and_joints(model):
     bodies = [mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_BODY, i) for i in range(1, model.nbody)]
     assert bodies == list(d.BODY_NAMES)
     assert len(bodies) == 17
-    hinges = [mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_JOINT, i) for i in range(model.njnt)
-              if model.jnt_type[i] == mujoco.mjtJoint.mjJNT_HINGE]
+    hinges = [
+        mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_JOINT, i)
+        for i in range(model.njnt)
+        if model.jnt_type[i] == mujoco.mjtJoint.mjJNT_HINGE
+    ]
     assert hinges == list(d.JOINT_NAMES)
     assert len(hinges) == 12
 
@@ -62,8 +66,9 @@ def test_right_legs_mirror_left_legs(model):
         left, right = _body(model, f"FL_{part}"), _body(model, f"FR_{part}")
         np.testing.assert_allclose(model.body_pos[right], flip_y @ model.body_pos[left], atol=1e-12)
         np.testing.assert_allclose(model.body_ipos[right], flip_y @ model.body_ipos[left], atol=1e-12)
-        np.testing.assert_allclose(_inertia_tensor(model, right), flip_y @ _inertia_tensor(model, left) @ flip_y,
-                                   atol=1e-12)
+        np.testing.assert_allclose(
+            _inertia_tensor(model, right), flip_y @ _inertia_tensor(model, left) @ flip_y, atol=1e-12
+        )
     # The front-left hip's centre of mass sits 5.4 mm behind its joint; the rear-left one 5.4 mm in front.
     assert model.body_ipos[_body(model, "FL_hip")][0] == pytest.approx(-0.0054)
     assert model.body_ipos[_body(model, "RL_hip")][0] == pytest.approx(0.0054)

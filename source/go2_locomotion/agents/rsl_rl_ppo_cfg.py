@@ -5,7 +5,6 @@ mini-batches of 24,576, 5 epochs: 20 optimizer steps per iteration.
 """
 
 from isaaclab.utils import configclass
-
 from isaaclab_rl.rsl_rl import RslRlMLPModelCfg, RslRlOnPolicyRunnerCfg, RslRlPpoAlgorithmCfg
 
 

@@ -50,8 +50,9 @@ class Inertial:
 
 
 # --- trunk -------------------------------------------------------------------------------------------------------
-TRUNK = Inertial(6.921, (0.021112, 0.0, -0.005366), (-0.000543471, 0.713435, -0.00173769, 0.700719),
-                 (0.107027, 0.0980771, 0.0244531))
+TRUNK = Inertial(
+    6.921, (0.021112, 0.0, -0.005366), (-0.000543471, 0.713435, -0.00173769, 0.700719), (0.107027, 0.0980771, 0.0244531)
+)
 TRUNK_BOX_HALF_SIZE = (0.1881, 0.04675, 0.057)
 """Main trunk collision box half extents [m]."""
 HEAD_CYLINDER = (0.05, 0.045, (0.285, 0.0, 0.01))
@@ -75,12 +76,24 @@ FOOT_SPHERE_OFFSET = (-0.002, 0.0, 0.0)
 FOOT_MASS = 0.01
 """Mass given to each foot body so every rigid body has mass [kg] (0.26 % of the robot)."""
 
-HIP = Inertial(0.678, (-0.0054, 0.00194, -0.000105), (0.497014, 0.499245, 0.505462, 0.498237),
-               (0.00088403, 0.000596003, 0.000479967))
-THIGH = Inertial(1.152, (-0.00374, -0.0223, -0.0327), (0.829533, 0.0847635, -0.0200632, 0.551623),
-                 (0.00594973, 0.00584149, 0.000878787))
-CALF = Inertial(0.241352, (0.00629595, -0.000622121, -0.141417), (0.710672, 0.00154099, -0.00450087, 0.703508),
-                (0.0014901, 0.00146356, 5.31397e-05))
+HIP = Inertial(
+    0.678,
+    (-0.0054, 0.00194, -0.000105),
+    (0.497014, 0.499245, 0.505462, 0.498237),
+    (0.00088403, 0.000596003, 0.000479967),
+)
+THIGH = Inertial(
+    1.152,
+    (-0.00374, -0.0223, -0.0327),
+    (0.829533, 0.0847635, -0.0200632, 0.551623),
+    (0.00594973, 0.00584149, 0.000878787),
+)
+CALF = Inertial(
+    0.241352,
+    (0.00629595, -0.000622121, -0.141417),
+    (0.710672, 0.00154099, -0.00450087, 0.703508),
+    (0.0014901, 0.00146356, 5.31397e-05),
+)
 
 HIP_CYLINDER = (0.046, 0.02, 0.08)
 """Hip motor collision cylinder: radius, half length, lateral offset [m]; its axis is the body y axis."""
@@ -152,29 +165,34 @@ def _add_leg(trunk, leg: str) -> None:
     _set_inertial(hip, _mirror(HIP, mirror_y + (() if front else (0,))))
     hip.add_joint(name=f"{leg}_hip_joint", axis=[1, 0, 0], range=list(HIP_RANGE))
     radius, half_len, lateral = HIP_CYLINDER
-    hip.add_geom(type=mujoco.mjtGeom.mjGEOM_CYLINDER, size=[radius, half_len, 0], pos=[0, lateral * side, 0],
-                 quat=_ROLL_90)
+    hip.add_geom(
+        type=mujoco.mjtGeom.mjGEOM_CYLINDER, size=[radius, half_len, 0], pos=[0, lateral * side, 0], quat=_ROLL_90
+    )
 
     thigh = hip.add_body(name=f"{leg}_thigh", pos=[0.0, THIGH_OFFSET[1] * side, 0.0])
     _set_inertial(thigh, _mirror(THIGH, mirror_y))
-    thigh.add_joint(name=f"{leg}_thigh_joint", axis=[0, 1, 0],
-                    range=list(FRONT_THIGH_RANGE if front else REAR_THIGH_RANGE))
-    thigh.add_geom(type=mujoco.mjtGeom.mjGEOM_BOX, size=list(THIGH_BOX_HALF_SIZE), pos=[0, 0, -THIGH_LENGTH / 2],
-                   quat=_PITCH_90)
+    thigh.add_joint(
+        name=f"{leg}_thigh_joint", axis=[0, 1, 0], range=list(FRONT_THIGH_RANGE if front else REAR_THIGH_RANGE)
+    )
+    thigh.add_geom(
+        type=mujoco.mjtGeom.mjGEOM_BOX, size=list(THIGH_BOX_HALF_SIZE), pos=[0, 0, -THIGH_LENGTH / 2], quat=_PITCH_90
+    )
 
     calf = thigh.add_body(name=f"{leg}_calf", pos=[0.0, 0.0, -THIGH_LENGTH])
     _set_inertial(calf, _mirror(CALF, mirror_y))
     calf.add_joint(name=f"{leg}_calf_joint", axis=[0, 1, 0], range=list(CALF_RANGE))
     for radius, half_len, centre, pitch in CALF_CYLINDERS:
-        calf.add_geom(type=mujoco.mjtGeom.mjGEOM_CYLINDER, size=[radius, half_len, 0], pos=list(centre),
-                      quat=_pitch_quat(pitch))
+        calf.add_geom(
+            type=mujoco.mjtGeom.mjGEOM_CYLINDER, size=[radius, half_len, 0], pos=list(centre), quat=_pitch_quat(pitch)
+        )
 
     # The foot is its own (welded) body so contact sensors and rewards can address it by name.
     foot = calf.add_body(name=f"{leg}_foot", pos=[0.0, 0.0, -CALF_LENGTH])
     sphere_inertia = 0.4 * FOOT_MASS * FOOT_RADIUS**2
     _set_inertial(foot, Inertial(FOOT_MASS, FOOT_SPHERE_OFFSET, (1.0, 0.0, 0.0, 0.0), (sphere_inertia,) * 3))
-    foot.add_geom(type=mujoco.mjtGeom.mjGEOM_SPHERE, size=[FOOT_RADIUS, 0, 0], pos=list(FOOT_SPHERE_OFFSET),
-                  condim=6, priority=1)
+    foot.add_geom(
+        type=mujoco.mjtGeom.mjGEOM_SPHERE, size=[FOOT_RADIUS, 0, 0], pos=list(FOOT_SPHERE_OFFSET), condim=6, priority=1
+    )
 
 
 def build_spec(spawn_height: float = 0.4) -> mujoco.MjSpec:

@@ -1,0 +1,68 @@
+"""Each task built on the real simulator (Newton / MuJoCo-Warp on the CPU) with a few environments."""
+
+import pytest
+import torch
+from network_guard import no_network
+
+from go2_locomotion.assets import go2_description
+from go2_locomotion.envs import make_env
+
+NUM_ENVS = 4
+WIDTH = {"Go2-Rough": 235, "Go2-Flat": 48, "Go2-Rough-Play": 235, "Go2-Flat-Play": 48}
+# 0.5 s episodes = 25 policy steps, so 40 steps must time every environment out at least once
+SHORT_EPISODE = ["env.episode_length_s=0.5"]
+SMALL_TERRAIN = ["env.scene.terrain.terrain_generator.num_rows=2", "env.scene.terrain.terrain_generator.num_cols=3"]
+
+
+def _overrides(task):
+    return SHORT_EPISODE + (SMALL_TERRAIN if task == "Go2-Rough" else [])
+
+
+@pytest.mark.parametrize("task", sorted(WIDTH))
+def test_random_actions(task):
+    with no_network() as attempts, make_env(task, num_envs=NUM_ENVS, overrides=_overrides(task)) as env:
+        obs, _ = env.reset(seed=0)
+        assert obs["policy"].shape == (NUM_ENVS, WIDTH[task])
+        assert env.action_space.shape == (NUM_ENVS, 12)
+        timeouts = torch.zeros(NUM_ENVS, dtype=torch.long)
+        generator = torch.Generator().manual_seed(0)
+        for _ in range(40):
+            actions = 2 * torch.rand(NUM_ENVS, 12, generator=generator) - 1
+            obs, reward, terminated, truncated, _ = env.step(actions)
+            assert torch.isfinite(obs["policy"]).all()
+            assert reward.shape == (NUM_ENVS,) and torch.isfinite(reward).all()
+            timeouts += truncated.long()
+        assert (timeouts >= 1).all(), f"every env should time out within 40 steps of 0.5 s episodes: {timeouts}"
+        assert env.unwrapped.episode_length_buf.max() < 25
+    assert attempts == [], f"network access attempted: {attempts}"
+
+
+def test_fall_ends_the_episode_by_base_contact():
+    with make_env("Go2-Flat", num_envs=2) as env:
+        env.reset(seed=0)
+        robot = env.unwrapped.scene["robot"]
+        pose = robot.data.root_pose_w.torch.clone()
+        # upside down (180 deg about x; quaternion x, y, z, w) 0.3 m above env 0's origin: it lands on its back
+        pose[0, 2] = env.unwrapped.scene.env_origins[0, 2] + 0.3
+        pose[0, 3:7] = torch.tensor([1.0, 0.0, 0.0, 0.0])
+        robot.write_root_pose_to_sim_index(root_pose=pose[:1], env_ids=torch.tensor([0], dtype=torch.int32))
+        terminations = env.unwrapped.termination_manager
+        for _ in range(50):
+            _, _, terminated, truncated, _ = env.step(torch.zeros(2, 12))
+            if terminated[0]:
+                break
+        assert terminated[0] and not truncated[0]
+        assert terminations.get_term("base_contact")[0]
+
+
+def test_offline_model_in_the_simulator():
+    with make_env("Go2-Flat", num_envs=1, overrides=["env.events.add_base_mass=null"]) as env:
+        env.reset(seed=0)
+        robot = env.unwrapped.scene["robot"]
+        assert robot.joint_names == list(go2_description.JOINT_NAMES)  # Newton: depth-first
+        assert robot.body_names == list(go2_description.BODY_NAMES)
+        total_mass = float(robot.data.body_mass.torch[0].sum())
+        assert total_mass == pytest.approx(15.206408, rel=0.02)
+        default = robot.data.default_joint_pos.torch[0]
+        expected = [0.1, 0.8, -1.5, -0.1, 0.8, -1.5, 0.1, 1.0, -1.5, -0.1, 1.0, -1.5]
+        assert default.tolist() == pytest.approx(expected, abs=1e-6)
