@@ -1,0 +1,14 @@
+"""Play a Go2 checkpoint and export it (exported/policy.pt and exported/policy.onnx next to the checkpoint).
+
+    python scripts/play.py --task Go2-Flat --checkpoint latest --num_steps 500 --headless
+    isaaclab.sh -p scripts/play.py --task Go2-Rough --viz kit                # in the Isaac Sim GUI
+
+Run with --help for every flag.
+"""
+
+import sys
+
+from go2_locomotion.training.play import main
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,108 @@
+"""Finding, reading and checking RSL-RL checkpoints before a run writes anything.
+
+``latest`` uses Isaac Lab 3.0's run manifests (``isaaclab_rl.entrypoints.common.resolve_checkpoint_selector``):
+the newest training run of the task's experiment, then its highest ``model_<iteration>.pt`` in numeric order
+(``model_10`` after ``model_9``). Runs started by ``scripts/train.py`` and by ``isaaclab train`` are both found.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import torch
+
+from .errors import UsageError
+
+CHECKPOINT_PATTERN = r"model_\d+\.pt"
+"""File names RSL-RL's runner gives its checkpoints."""
+
+AGENT_ENTRY_POINT = "rsl_rl_cfg_entry_point"
+"""Agent key recorded in the run manifest; Isaac Lab's ``train`` records the same by default."""
+
+
+def log_root(experiment_name: str, logs_dir: str | Path = "logs") -> Path:
+    """``logs/rsl_rl/<experiment>``, the RSL-RL layout Isaac Lab uses, relative to the working directory."""
+    return (Path(logs_dir) / "rsl_rl" / experiment_name).absolute()
+
+
+def resolve_checkpoint(checkpoint: str, *, root: Path, task: str) -> Path:
+    """Turn ``--checkpoint`` (``latest``, ``best``, a run folder or a file) into an existing checkpoint file.
+
+    Args:
+        checkpoint: The user's ``--checkpoint`` value.
+        root: The experiment's log folder, ``logs/rsl_rl/<experiment>``.
+        task: The training task id recorded in the run manifests.
+
+    Raises:
+        UsageError: If no run or checkpoint is found; the message says where it looked.
+    """
+    from isaaclab_rl.entrypoints.common import CHECKPOINT_SELECTORS, resolve_checkpoint_selector
+
+    if checkpoint in CHECKPOINT_SELECTORS:
+        try:
+            found = resolve_checkpoint_selector(
+                str(root),
+                checkpoint,
+                library="rsl_rl",
+                task=task,
+                checkpoint_pattern=CHECKPOINT_PATTERN,
+                metadata={"agent": AGENT_ENTRY_POINT},
+            )
+        except ValueError:
+            raise UsageError(
+                f"--checkpoint {checkpoint}: no training run of task '{task}' with a model_<iteration>.pt was found "
+                f"in {root}; train first, or pass --checkpoint PATH"
+            ) from None
+        return Path(found)
+    path = Path(checkpoint).expanduser().absolute()
+    if path.is_dir():
+        models = [p for p in path.iterdir() if p.is_file() and re.fullmatch(CHECKPOINT_PATTERN, p.name)]
+        if not models:
+            raise UsageError(f"--checkpoint {checkpoint}: the folder has no model_<iteration>.pt")
+        return max(models, key=lambda p: int(re.search(r"\d+", p.name).group()))
+    if not path.is_file():
+        raise UsageError(f"--checkpoint {checkpoint}: no such file or folder")
+    return path
+
+
+def read_checkpoint(path: Path) -> dict:
+    """Load a checkpoint onto the CPU, refusing files that are truncated, corrupt or not RSL-RL checkpoints."""
+    try:
+        data = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as error:  # noqa: BLE001  (torch raises many types for a damaged file)
+        detail = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        raise UsageError(f"checkpoint {path} is truncated or corrupt and cannot be loaded ({detail})") from None
+    if not isinstance(data, dict) or "actor_state_dict" not in data:
+        raise UsageError(f"checkpoint {path} is not an RSL-RL checkpoint (it has no actor_state_dict)")
+    return data
+
+
+def layer_widths(state_dict: dict[str, torch.Tensor]) -> list[int]:
+    """Widths of an MLP from its state dict: ``[input, hidden..., output]``, e.g. ``[48, 128, 128, 128, 12]``."""
+    layers = sorted(
+        (int(match.group(1)), tensor)
+        for key, tensor in state_dict.items()
+        if (match := re.fullmatch(r"mlp\.(\d+)\.weight", key)) and tensor.ndim == 2
+    )
+    if not layers:
+        return []
+    return [layers[0][1].shape[1]] + [tensor.shape[0] for _, tensor in layers]
+
+
+def check_compatible(checkpoint: dict, path: Path, actor: torch.nn.Module, task: str) -> None:
+    """Refuse a checkpoint whose actor network does not have the shapes of the task's actor.
+
+    Raises:
+        UsageError: Naming the checkpoint's widths and the task's.
+    """
+    expected = actor.state_dict()
+    saved = checkpoint["actor_state_dict"]
+    mismatched = set(expected) != set(saved) or any(saved[k].shape != expected[k].shape for k in expected)
+    if mismatched:
+        ours, theirs = layer_widths(expected), layer_widths(saved)
+        raise UsageError(
+            f"checkpoint {path} does not fit task '{task}': its actor has layer widths {theirs} "
+            f"(observation {theirs[0] if theirs else '?'}, action {theirs[-1] if theirs else '?'}), "
+            f"the task's actor has {ours} (observation {ours[0]}, action {ours[-1]})"
+        )

@@ -1,0 +1,150 @@
+"""``scripts/play.py``: run a trained Go2 checkpoint deterministically and export it next to the checkpoint.
+
+``--task`` may be a training id (``Go2-Flat``) or its play id (``Go2-Flat-Play``); both run the play MDP (the
+config's ``play_mode()``, as ``isaaclab play`` applies it). The checkpoint is checked (exists, loads, fits the
+task) before the simulator starts or anything is written.
+
+Exports, in ``<run>/exported/``:
+
+- ``policy.pt``: TorchScript, ``forward(obs [B, O]) -> actions [B, 12]``;
+- ``policy.onnx``: ONNX opset 18, input ``obs`` ``[1, O]`` float32, output ``actions`` ``[1, 12]``.
+
+Both contain the observation normaliser when the agent uses one, and output the action mean (no sampling).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import time
+from pathlib import Path
+
+from .checkpoints import AGENT_ENTRY_POINT, check_compatible, log_root, read_checkpoint, resolve_checkpoint
+from .errors import UsageError, exit_on_usage_error
+from .task_ids import check_task, play_id, training_id
+from .train import add_headless_arg, parse_args
+
+ONNX_OPSET = 18
+"""Opset RSL-RL 5.5's exporter writes."""
+ONNX_INPUT, ONNX_OUTPUT = "obs", "actions"
+"""Tensor names in ``policy.onnx``."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Isaac Lab's playback flags (task, envs, seed, real time, video, RSL-RL, launcher) + ``--num_steps``."""
+    from isaaclab.app import add_launcher_args
+
+    from isaaclab_rl.entrypoints.backends import cli_args_rsl_rl
+    from isaaclab_rl.entrypoints.common import add_common_play_args
+
+    parser = argparse.ArgumentParser(
+        description="Play a Go2 checkpoint (action mean) and export it to TorchScript and ONNX.",
+        epilog="Hydra overrides (env.…=value) and physics=newton_mjwarp|physx may follow the flags.",
+    )
+    add_common_play_args(parser, agent_default=AGENT_ENTRY_POINT, agent_help="Agent configuration entry point.")
+    cli_args_rsl_rl.add_rsl_rl_args(parser)
+    parser.add_argument("--num_steps", type=int, default=None, help="Stop after this many policy steps.")
+    add_headless_arg(parser)
+    add_launcher_args(parser)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Play and export; returns the process exit code (2 for a usage error)."""
+    return exit_on_usage_error(lambda: _play(argv))
+
+
+def export_policy(runner, export_dir: Path) -> tuple[Path, Path]:
+    """Write ``policy.pt`` and ``policy.onnx`` (normaliser included) with RSL-RL's exporters.
+
+    torch's ONNX exporter may put the weights in a side file (``policy.onnx.data``); they are folded back into
+    ``policy.onnx`` so the policy is one self-contained file.
+    """
+    import onnx
+
+    runner.export_policy_to_jit(path=str(export_dir), filename="policy.pt")
+    onnx_path = export_dir / "policy.onnx"
+    runner.export_policy_to_onnx(path=str(export_dir), filename=onnx_path.name)
+    side_files = [p for p in export_dir.iterdir() if p.name.startswith(f"{onnx_path.name}.")]
+    if side_files:
+        onnx.save_model(onnx.load(str(onnx_path)), str(onnx_path), save_as_external_data=False)
+        for side_file in side_files:
+            side_file.unlink()
+    return export_dir / "policy.pt", onnx_path
+
+
+def _play(argv: list[str] | None) -> int:
+    from isaaclab.app import launch_simulation
+
+    from isaaclab_rl.entrypoints.backends import cli_args_rsl_rl
+    from isaaclab_rl.entrypoints.common import (
+        apply_env_overrides,
+        apply_video_recording,
+        close_env,
+        create_isaaclab_env,
+        pre_launch_video_config,
+        video_playback_steps,
+    )
+    from isaaclab_rl.rsl_rl import (
+        RslRlVecEnvWrapper,
+        check_rsl_rl_version,
+        create_rsl_rl_runner,
+        handle_deprecated_rsl_rl_cfg,
+    )
+    from isaaclab_tasks.utils import resolve_task_config
+
+    args, overrides = parse_args(build_parser(), argv)
+    if args.num_steps is not None and args.num_steps < 1:
+        raise UsageError(f"--num_steps must be a positive integer, got {args.num_steps}")
+    requested = check_task(args.task)
+    task = play_id(requested)
+    env_cfg, agent_cfg = resolve_task_config(task, args.agent, play_mode=not args.train_env_cfg, overrides=overrides)
+    agent_cfg = cli_args_rsl_rl.update_rsl_rl_cfg(agent_cfg, args)
+    agent_cfg = handle_deprecated_rsl_rl_cfg(agent_cfg, check_rsl_rl_version())
+    path = resolve_checkpoint(
+        args.checkpoint or "latest", root=log_root(agent_cfg.experiment_name), task=training_id(requested)
+    )
+    checkpoint = read_checkpoint(path)
+    print(f"[go2] playing {path} on {task}")
+
+    pre_launch_video_config(env_cfg, args)
+    with launch_simulation(env_cfg, args), contextlib.ExitStack() as cleanup:
+        apply_env_overrides(args, env_cfg)
+        agent_cfg.device = env_cfg.sim.device
+        env_cfg.seed = agent_cfg.seed
+        env_cfg.log_dir = str(path.parent)
+        apply_video_recording(env_cfg, str(path.parent), args, subdir="play", checkpoint_path=str(path))
+        env = create_isaaclab_env(task, env_cfg, args, convert_marl_to_single_agent=False)
+        cleanup.callback(lambda: close_env(env))
+        env = RslRlVecEnvWrapper(env, clip_actions=agent_cfg.clip_actions)
+        runner = create_rsl_rl_runner(env, agent_cfg)
+        check_compatible(checkpoint, path, runner.alg.get_policy(), task)
+        runner.load(str(path), map_location=agent_cfg.device)
+        jit_path, onnx_path = export_policy(runner, path.parent / "exported")
+        print(f"[go2] exported {jit_path} and {onnx_path}")
+
+        policy = runner.get_inference_policy(device=env.unwrapped.device)
+        budgets = [n for n in (args.num_steps, video_playback_steps(args, env_cfg)) if n is not None]
+        steps = run_policy(env, policy, max_steps=min(budgets, default=None), real_time=args.real_time)
+        print(f"[go2] played {steps} steps")
+    return 0
+
+
+def run_policy(env, policy, *, max_steps: int | None, real_time: bool) -> int:
+    """Step ``env`` with the deterministic ``policy`` until ``max_steps``, the viewer closes, or Ctrl-C."""
+    import torch
+
+    sim = env.unwrapped.sim
+    dt = env.unwrapped.step_dt
+    obs = env.get_observations()
+    steps = 0
+    with contextlib.suppress(KeyboardInterrupt):
+        while (max_steps is None or steps < max_steps) and sim.is_running():
+            start = time.time()
+            with torch.inference_mode():
+                obs, _, dones, _ = env.step(policy(obs))
+                policy.reset(dones)
+            steps += 1
+            if real_time and (pause := dt - (time.time() - start)) > 0:
+                time.sleep(pause)
+    return steps

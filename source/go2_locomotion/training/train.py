@@ -1,0 +1,203 @@
+"""``scripts/train.py``: RSL-RL PPO training of a Go2 task, headless or with a visualizer, resumable.
+
+Built from Isaac Lab 3.0's RSL-RL training entrypoint helpers, in the same order, with these additions:
+``--resume``; checkpoint checks (exists, loads, fits the task) before the run folder is created; ``--headless``;
+and Ctrl-C or SIGTERM (a cluster's time limit) finishing the current iteration and saving ``model_<it>.pt``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import signal
+import time
+from datetime import datetime
+from pathlib import Path
+
+from .checkpoints import AGENT_ENTRY_POINT, check_compatible, log_root, read_checkpoint, resolve_checkpoint
+from .errors import UsageError, exit_on_usage_error
+from .task_ids import check_task, training_id
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Isaac Lab's training flags (task, envs, seed, iterations, video, distributed, RSL-RL, launcher) + ours."""
+    from isaaclab.app import add_launcher_args
+
+    from isaaclab_rl.entrypoints.backends import cli_args_rsl_rl
+    from isaaclab_rl.entrypoints.common import add_common_train_args
+
+    parser = argparse.ArgumentParser(
+        description="Train a Go2 locomotion policy with RSL-RL PPO.",
+        epilog="Hydra overrides (env.…=value, agent.…=value) and physics=newton_mjwarp|physx may follow the flags.",
+    )
+    add_common_train_args(parser, agent_default=AGENT_ENTRY_POINT, agent_help="Agent configuration entry point.")
+    cli_args_rsl_rl.add_rsl_rl_args(parser)
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="Continue training from --checkpoint (default: latest, the newest run of this task's experiment).",
+    )
+    add_headless_arg(parser)
+    add_launcher_args(parser)
+    return parser
+
+
+def add_headless_arg(parser: argparse.ArgumentParser) -> None:
+    """``--headless``: run without any visualizer (Isaac Lab 3.0 opens none unless ``--viz`` asks for one)."""
+    parser.add_argument("--headless", action="store_true", help="Run without a visualizer (for clusters).")
+
+
+def parse_args(parser: argparse.ArgumentParser, argv: list[str] | None) -> tuple[argparse.Namespace, list[str]]:
+    """Parse flags; return them and the remaining Hydra overrides / preset selectors."""
+    from isaaclab_tasks.utils import setup_preset_cli
+
+    args, overrides = setup_preset_cli(parser, argv)
+    unknown_flags = [token for token in overrides if token.startswith("--")]
+    if unknown_flags:
+        raise UsageError(f"unrecognised option {unknown_flags[0]} (see --help)")
+    if args.headless:
+        if args.visualizer and args.visualizer != ["none"]:
+            raise UsageError(f"--headless contradicts --viz {','.join(args.visualizer)}")
+        args.visualizer = ["none"]
+    return args, overrides
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run training; returns the process exit code (2 for a usage error, 130 for a forced interrupt)."""
+    try:
+        return exit_on_usage_error(lambda: _train(argv))
+    except KeyboardInterrupt:
+        print("[go2] training interrupted")
+        return 130
+
+
+def _train(argv: list[str] | None) -> int:
+    from isaaclab.app import launch_simulation
+
+    from isaaclab_rl.entrypoints.backends import cli_args_rsl_rl
+    from isaaclab_rl.entrypoints.common import (
+        apply_env_overrides,
+        apply_video_recording,
+        close_env,
+        create_isaaclab_env,
+        dump_train_configs,
+        pre_launch_video_config,
+        validate_distributed_device,
+        write_run_manifest,
+    )
+    from isaaclab_rl.rsl_rl import (
+        RslRlVecEnvWrapper,
+        check_rsl_rl_version,
+        create_rsl_rl_runner,
+        handle_deprecated_rsl_rl_cfg,
+    )
+    from isaaclab_tasks.utils import resolve_task_config
+
+    args, overrides = parse_args(build_parser(), argv)
+    task = check_task(args.task)
+    env_cfg, agent_cfg = resolve_task_config(task, args.agent, overrides=overrides)
+    agent_cfg = cli_args_rsl_rl.update_rsl_rl_cfg(agent_cfg, args)
+    agent_cfg = handle_deprecated_rsl_rl_cfg(agent_cfg, check_rsl_rl_version())
+    if args.max_iterations is not None:
+        agent_cfg.max_iterations = args.max_iterations
+    root = log_root(agent_cfg.experiment_name)
+
+    resume_path = checkpoint = None
+    if args.resume or args.checkpoint:
+        resume_path = resolve_checkpoint(args.checkpoint or "latest", root=root, task=training_id(task))
+        checkpoint = read_checkpoint(resume_path)
+
+    pre_launch_video_config(env_cfg, args)
+    with launch_simulation(env_cfg, args), contextlib.ExitStack() as cleanup:
+        apply_env_overrides(args, env_cfg)
+        validate_distributed_device(args)
+        rank = int(os.getenv("RANK", "0")) if args.distributed else None
+        # the policy learns where the simulation runs (cuda:<local rank> for a distributed rank)
+        agent_cfg.device = env_cfg.sim.device
+        if rank is not None:
+            agent_cfg.seed += rank
+        env_cfg.seed = agent_cfg.seed
+
+        run_name = args.run_timestamp or datetime.now().strftime("%Y-%m-%d_%H-%M-%S")
+        if agent_cfg.run_name:
+            run_name += f"_{agent_cfg.run_name}"
+        log_dir = root / run_name
+        rank_dir = log_dir if rank in (None, 0) else log_dir / f"rank_{rank}"
+        env_cfg.log_dir = str(rank_dir)
+        apply_video_recording(env_cfg, str(rank_dir), args)
+
+        env = create_isaaclab_env(task, env_cfg, args, convert_marl_to_single_agent=False)
+        cleanup.callback(lambda: close_env(env))
+        env = RslRlVecEnvWrapper(env, clip_actions=agent_cfg.clip_actions)
+        runner = create_rsl_rl_runner(env, agent_cfg, log_dir=str(log_dir))
+        if checkpoint is not None:
+            check_compatible(checkpoint, resume_path, runner.alg.get_policy(), task)
+
+        # From here on the run folder exists.
+        if rank in (None, 0):
+            write_run_manifest(str(log_dir), library="rsl_rl", task=task, metadata={"agent": args.agent})
+        runner.add_git_repo_to_log(__file__)
+        if resume_path is not None:
+            runner.load(str(resume_path), map_location=agent_cfg.device)
+            # The checkpoint holds the weights after its iteration `iter`: continue with the next one (RSL-RL
+            # alone would repeat index `iter`, and its checkpoint name).
+            runner.current_learning_iteration = checkpoint["iter"] + 1
+            print(f"[go2] resumed from {resume_path}; continuing at iteration {runner.current_learning_iteration}")
+        dump_train_configs(str(rank_dir), env_cfg, agent_cfg)
+        print(f"[go2] logging to {log_dir}")
+        start = time.time()
+        status = learn(runner, agent_cfg.max_iterations, agent_cfg.init_at_random_ep_len)
+        print(f"[go2] training {status} after {time.time() - start:.1f} s; checkpoints in {log_dir}")
+    return 0
+
+
+class _StopRequested(Exception):
+    """Raised at the end of an iteration after Ctrl-C / SIGTERM."""
+
+
+def learn(runner, num_iterations: int, init_at_random_ep_len: bool) -> str:
+    """Run ``runner.learn``; a first SIGINT or SIGTERM stops after the current iteration with its checkpoint
+    saved (a second one stops at once). Returns ``"completed"`` or ``"interrupted"``."""
+    import torch.distributed as dist
+
+    requested: list[int] = []
+    previous = {}
+
+    def on_signal(signum, _frame):
+        requested.append(signum)
+        signal.signal(signum, previous[signum])
+        print(f"\n[go2] {signal.Signals(signum).name}: saving after this iteration (send it again to stop now)")
+
+    log_iteration = runner.logger.log
+
+    def log_then_check(*args, **kwargs):
+        log_iteration(*args, **kwargs)
+        stop = bool(requested)
+        if dist.is_available() and dist.is_initialized():
+            # every rank stops at the same iteration, or the next collective would hang
+            import torch
+
+            flag = torch.tensor([float(stop)], device=runner.device)
+            dist.all_reduce(flag, op=dist.ReduceOp.MAX)
+            stop = bool(flag.item())
+        if stop:
+            raise _StopRequested
+
+    runner.logger.log = log_then_check
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        previous[signum] = signal.signal(signum, on_signal)
+    try:
+        runner.learn(num_learning_iterations=num_iterations, init_at_random_ep_len=init_at_random_ep_len)
+        return "completed"
+    except _StopRequested:
+        if runner.logger.writer is not None:
+            path = Path(runner.logger.log_dir) / f"model_{runner.current_learning_iteration}.pt"
+            runner.save(str(path))
+            runner.logger.stop_logging_writer()
+            print(f"[go2] saved {path}")
+        return "interrupted"
+    finally:
+        runner.logger.log = log_iteration
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
