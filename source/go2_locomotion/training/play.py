@@ -33,7 +33,6 @@ ONNX_INPUT, ONNX_OUTPUT = "obs", "actions"
 def build_parser() -> argparse.ArgumentParser:
     """Isaac Lab's playback flags (task, envs, seed, real time, video, RSL-RL, launcher) + ``--num_steps``."""
     from isaaclab.app import add_launcher_args
-
     from isaaclab_rl.entrypoints.backends import cli_args_rsl_rl
     from isaaclab_rl.entrypoints.common import add_common_play_args
 
@@ -75,7 +74,6 @@ def export_policy(runner, export_dir: Path) -> tuple[Path, Path]:
 
 def _play(argv: list[str] | None) -> int:
     from isaaclab.app import launch_simulation
-
     from isaaclab_rl.entrypoints.backends import cli_args_rsl_rl
     from isaaclab_rl.entrypoints.common import (
         apply_env_overrides,

@@ -23,7 +23,6 @@ from .task_ids import check_task, training_id
 def build_parser() -> argparse.ArgumentParser:
     """Isaac Lab's training flags (task, envs, seed, iterations, video, distributed, RSL-RL, launcher) + ours."""
     from isaaclab.app import add_launcher_args
-
     from isaaclab_rl.entrypoints.backends import cli_args_rsl_rl
     from isaaclab_rl.entrypoints.common import add_common_train_args
 
@@ -74,7 +73,6 @@ def main(argv: list[str] | None = None) -> int:
 
 def _train(argv: list[str] | None) -> int:
     from isaaclab.app import launch_simulation
-
     from isaaclab_rl.entrypoints.backends import cli_args_rsl_rl
     from isaaclab_rl.entrypoints.common import (
         apply_env_overrides,
