@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 USAGE_EXIT_CODE = 2
 """Exit code for a mistake in what the user asked for (argparse uses the same)."""
@@ -13,10 +14,29 @@ class UsageError(Exception):
     """A mistake in the user's request; its message names the thing and what is accepted."""
 
 
+def _report(error: UsageError) -> None:
+    print(f"error: {error}", file=sys.stderr)
+
+
 def exit_on_usage_error(main: Callable[[], int]) -> int:
     """Run ``main``; turn a :class:`UsageError` into its one-line message on stderr and exit code 2."""
     try:
         return main()
     except UsageError as error:
-        print(f"error: {error}", file=sys.stderr)
+        _report(error)
         return USAGE_EXIT_CODE
+    except SystemExit as stop:
+        if stop.code == USAGE_EXIT_CODE:  # raised by usage_errors_exit, already reported
+            return USAGE_EXIT_CODE
+        raise
+
+
+@contextlib.contextmanager
+def usage_errors_exit() -> Iterator[None]:
+    """Inside Isaac Lab's ``launch_simulation`` block: report a :class:`UsageError` and leave with
+    ``SystemExit(2)``, which the launcher passes on (it prints a traceback for any other exception)."""
+    try:
+        yield
+    except UsageError as error:
+        _report(error)
+        raise SystemExit(USAGE_EXIT_CODE) from None

@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 from .checkpoints import AGENT_ENTRY_POINT, check_compatible, log_root, read_checkpoint, resolve_checkpoint
-from .errors import UsageError, exit_on_usage_error
+from .errors import UsageError, exit_on_usage_error, usage_errors_exit
 from .task_ids import check_task, play_id, training_id
 from .train import add_headless_arg, parse_args
 
@@ -106,7 +106,7 @@ def _play(argv: list[str] | None) -> int:
     print(f"[go2] playing {path} on {task}")
 
     pre_launch_video_config(env_cfg, args)
-    with launch_simulation(env_cfg, args), contextlib.ExitStack() as cleanup:
+    with launch_simulation(env_cfg, args), usage_errors_exit(), contextlib.ExitStack() as cleanup:
         apply_env_overrides(args, env_cfg)
         agent_cfg.device = env_cfg.sim.device
         env_cfg.seed = agent_cfg.seed

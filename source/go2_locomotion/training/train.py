@@ -16,7 +16,7 @@ from datetime import datetime
 from pathlib import Path
 
 from .checkpoints import AGENT_ENTRY_POINT, check_compatible, log_root, read_checkpoint, resolve_checkpoint
-from .errors import UsageError, exit_on_usage_error
+from .errors import UsageError, exit_on_usage_error, usage_errors_exit
 from .task_ids import check_task, training_id
 
 
@@ -107,7 +107,7 @@ def _train(argv: list[str] | None) -> int:
         checkpoint = read_checkpoint(resume_path)
 
     pre_launch_video_config(env_cfg, args)
-    with launch_simulation(env_cfg, args), contextlib.ExitStack() as cleanup:
+    with launch_simulation(env_cfg, args), usage_errors_exit(), contextlib.ExitStack() as cleanup:
         apply_env_overrides(args, env_cfg)
         validate_distributed_device(args)
         rank = int(os.getenv("RANK", "0")) if args.distributed else None

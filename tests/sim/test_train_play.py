@@ -1,0 +1,211 @@
+"""scripts/train.py and scripts/play.py on the CPU: runs, resume, export, and the errors users meet."""
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from go2_locomotion.training import play as play_module
+from go2_locomotion.training import train as train_module
+
+ROOT = Path(__file__).parents[2]
+CPU = ["--num_envs", "8", "--device", "cpu", "--headless"]
+# an observation normaliser, so the export has non-trivial statistics to carry
+NORMALISED = ["agent.actor.obs_normalization=true", "agent.critic.obs_normalization=true"]
+FLAT = ["--task", "Go2-Flat", *CPU]
+SMALL_TERRAIN = ["env.scene.terrain.terrain_generator.num_rows=2", "env.scene.terrain.terrain_generator.num_cols=3"]
+
+
+def run_script(script: str, *args: str, cwd: Path) -> subprocess.CompletedProcess:
+    command = [sys.executable, str(ROOT / "scripts" / script), *args]
+    return subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=900)
+
+
+def runs(workdir: Path, experiment: str) -> list[Path]:
+    folder = workdir / "logs" / "rsl_rl" / experiment
+    return sorted(p for p in folder.iterdir() if p.is_dir()) if folder.is_dir() else []
+
+
+def files_under(folder: Path) -> set[Path]:
+    return {p for p in folder.rglob("*")}
+
+
+@pytest.fixture(scope="module")
+def workdir(tmp_path_factory):
+    return tmp_path_factory.mktemp("train_play")
+
+
+@pytest.fixture(scope="module")
+def flat_run(workdir):
+    """scripts/train.py: Go2-Flat, 2 iterations, 8 envs."""
+    result = run_script("train.py", *FLAT, "--max_iterations", "2", *NORMALISED, cwd=workdir)
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-3000:]
+    (run,) = runs(workdir, "go2_flat")
+    return run
+
+
+@pytest.fixture(scope="module")
+def rough_run(workdir):
+    """scripts/train.py: Go2-Rough, 1 iteration, 8 envs (a 2 x 3 terrain grid to keep it quick)."""
+    result = run_script("train.py", "--task", "Go2-Rough", *CPU, "--max_iterations", "1", *SMALL_TERRAIN, cwd=workdir)
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-3000:]
+    (run,) = runs(workdir, "go2_rough")
+    return run
+
+
+def _check_run_folder(run: Path, iterations: int):
+    for it in range(iterations):
+        assert (run / f"model_{it}.pt").is_file() == (it in (0, iterations - 1))
+    assert torch.load(run / f"model_{iterations - 1}.pt", weights_only=True)["iter"] == iterations - 1
+    assert list(run.glob("events.out.tfevents.*")), "no TensorBoard events"
+    assert (run / "params" / "env.yaml").is_file() and (run / "params" / "agent.yaml").is_file()
+    assert (run / "run.json").is_file()  # Isaac Lab's run manifest: `isaaclab play --checkpoint latest` finds it
+
+
+def test_train_flat(flat_run):
+    _check_run_folder(flat_run, iterations=2)
+    agent = (flat_run / "params" / "agent.yaml").read_text()
+    assert "obs_normalization: true" in agent and "num_steps_per_env: 24" in agent
+
+
+def test_train_rough(rough_run):
+    _check_run_folder(rough_run, iterations=1)
+
+
+def test_resume_latest_continues_count_and_weights(flat_run, workdir, monkeypatch):
+    monkeypatch.chdir(workdir)
+    seen = {}
+    real_learn = train_module.learn
+
+    def spy(runner, num_iterations, init_at_random_ep_len):
+        seen["actor"] = {k: v.detach().cpu().clone() for k, v in runner.alg.get_policy().state_dict().items()}
+        seen["start"] = runner.current_learning_iteration
+        return real_learn(runner, num_iterations, init_at_random_ep_len)
+
+    monkeypatch.setattr(train_module, "learn", spy)
+    assert train_module.main([*FLAT, "--max_iterations", "1", "--resume", *NORMALISED]) == 0
+    saved = torch.load(flat_run / "model_1.pt", weights_only=True)["actor_state_dict"]
+    assert set(seen["actor"]) == set(saved)
+    for key, tensor in saved.items():
+        assert torch.equal(seen["actor"][key], tensor), key
+    # model_1 held iterations 0 and 1: the resumed run does iteration 2
+    assert seen["start"] == 2
+    resumed = runs(workdir, "go2_flat")[-1]
+    assert resumed != flat_run
+    assert torch.load(resumed / "model_2.pt", weights_only=True)["iter"] == 2
+
+
+def test_play_exports_policies_equal_to_the_runner(flat_run, workdir, monkeypatch):
+    import onnx
+    import onnxruntime as ort
+
+    monkeypatch.chdir(workdir)
+    seen = {}
+    real_run_policy = play_module.run_policy
+
+    def spy(env, policy, *, max_steps, real_time):
+        seen["steps"] = real_run_policy(env, policy, max_steps=max_steps, real_time=real_time)
+        obs = env.get_observations()
+        with torch.inference_mode():
+            seen["actions"] = policy(obs).clone()
+        seen["obs"] = obs["policy"].clone()
+        return seen["steps"]
+
+    monkeypatch.setattr(play_module, "run_policy", spy)
+    assert (
+        play_module.main(["--task", "Go2-Flat", "--checkpoint", "latest", "--num_steps", "20", *CPU, *NORMALISED]) == 0
+    )
+    assert seen["steps"] == 20
+    exported = runs(workdir, "go2_flat")[-1] / "exported"
+    assert sorted(p.name for p in exported.iterdir()) == ["policy.onnx", "policy.pt"]
+
+    obs, actions = seen["obs"].cpu(), seen["actions"].cpu()
+    assert obs.shape == (8, 48) and actions.shape == (8, 12)
+    jit = torch.jit.load(str(exported / "policy.pt"))
+    torch.testing.assert_close(jit(obs), actions, atol=1e-5, rtol=0)
+
+    model = onnx.load(str(exported / "policy.onnx"))
+    assert [o.version for o in model.opset_import if o.domain in ("", "ai.onnx")] == [play_module.ONNX_OPSET]
+    session = ort.InferenceSession(str(exported / "policy.onnx"))
+    assert [i.name for i in session.get_inputs()] == [play_module.ONNX_INPUT]
+    assert [o.name for o in session.get_outputs()] == [play_module.ONNX_OUTPUT]
+    onnx_actions = np.concatenate([session.run(None, {"obs": row[None].numpy()})[0] for row in obs])
+    np.testing.assert_allclose(onnx_actions, actions.numpy(), atol=1e-5, rtol=0)
+
+    # the normaliser has real statistics after training, so an export without it could not match
+    normaliser = {
+        k: v
+        for k, v in torch.load(exported.parent / "model_2.pt", weights_only=True)["actor_state_dict"].items()
+        if "normalizer" in k
+    }
+    assert normaliser and any(not torch.all((v == 0) | (v == 1)) for v in normaliser.values())
+
+
+def _expect_usage_error(capsys, main, argv, *fragments):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err, err
+    errors = [line for line in err.splitlines() if line.startswith("error: ")]
+    # one line, and the last one (a simulator started before the check may have logged warnings first)
+    assert len(errors) == 1 and err.strip().splitlines()[-1] == errors[0], err
+    for fragment in fragments:
+        assert fragment in errors[0], errors[0]
+    return errors[0]
+
+
+def test_unknown_task_lists_close_matches(workdir, capsys, monkeypatch):
+    monkeypatch.chdir(workdir)
+    before = files_under(workdir)
+    _expect_usage_error(capsys, train_module.main, ["--task", "Go2-Flatt", *CPU], "Go2-Flatt", "Go2-Flat")
+    _expect_usage_error(capsys, play_module.main, ["--task", "go2-rough", *CPU], "Go2-Rough")
+    assert files_under(workdir) == before
+
+
+def test_latest_without_runs_says_where_it_looked(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    where = str(tmp_path / "logs" / "rsl_rl" / "go2_flat")
+    _expect_usage_error(capsys, play_module.main, ["--task", "Go2-Flat-Play", *CPU], "latest", where)
+    _expect_usage_error(capsys, train_module.main, [*FLAT, "--resume"], where)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_missing_and_corrupt_checkpoints(flat_run, tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    missing = str(tmp_path / "model_7.pt")
+    _expect_usage_error(capsys, play_module.main, [*FLAT, "--checkpoint", missing], missing, "no such file")
+    truncated = tmp_path / "model_1.pt"
+    data = (flat_run / "model_1.pt").read_bytes()
+    truncated.write_bytes(data[: len(data) // 2])
+    before = files_under(tmp_path)
+    _expect_usage_error(capsys, play_module.main, [*FLAT, "--checkpoint", str(truncated)], "truncated or corrupt")
+    _expect_usage_error(capsys, train_module.main, [*FLAT, "--checkpoint", str(truncated)], "truncated or corrupt")
+    assert files_under(tmp_path) == before
+
+
+def test_checkpoint_of_another_task_names_both_widths(rough_run, tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    rough_model = shutil.copy(rough_run / "model_0.pt", tmp_path / "model_0.pt")
+    before = files_under(tmp_path)
+    message = _expect_usage_error(
+        capsys,
+        play_module.main,
+        [*FLAT, "--checkpoint", str(rough_model)],
+        "[235, 512, 256, 128, 12]",
+        "[48, 128, 128, 128, 12]",
+        "observation 235",
+        "observation 48",
+    )
+    assert "Go2-Flat-Play" in message
+    assert files_under(tmp_path) == before
+
+
+def test_script_error_is_one_line_with_exit_code_2(tmp_path):
+    result = run_script("play.py", "--task", "Go2-Walk", "--device", "cpu", cwd=tmp_path)
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr
+    assert result.stderr.strip().splitlines()[-1].startswith("error: unknown task 'Go2-Walk'")
+    assert list(tmp_path.iterdir()) == []
