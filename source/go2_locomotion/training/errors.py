@@ -11,11 +11,17 @@ USAGE_EXIT_CODE = 2
 
 
 class UsageError(Exception):
-    """A mistake in the user's request; its message names the thing and what is accepted."""
+    """A mistake in the user's request; each message names the thing and what is accepted."""
+
+    def __init__(self, *messages: str):
+        super().__init__("; ".join(messages))
+        self.messages = messages
+        """One line per problem."""
 
 
 def _report(error: UsageError) -> None:
-    print(f"error: {error}", file=sys.stderr)
+    for message in error.messages:
+        print(f"error: {message}", file=sys.stderr)
 
 
 def exit_on_usage_error(main: Callable[[], int]) -> int:

@@ -15,8 +15,10 @@ import time
 from datetime import datetime
 from pathlib import Path
 
+from . import preflight
 from .checkpoints import AGENT_ENTRY_POINT, check_compatible, log_root, read_checkpoint, resolve_checkpoint
 from .errors import UsageError, exit_on_usage_error, usage_errors_exit
+from .summary import RunRecorder
 from .task_ids import check_task, training_id
 
 
@@ -36,6 +38,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--resume",
         action="store_true",
         help="Continue training from --checkpoint (default: latest, the newest run of this task's experiment).",
+    )
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="Check the merged configuration, print the rollout geometry and exit without starting the simulator.",
     )
     add_headless_arg(parser)
     add_launcher_args(parser)
@@ -94,13 +101,29 @@ def _train(argv: list[str] | None) -> int:
 
     args, overrides = parse_args(build_parser(), argv)
     task = check_task(args.task)
+    check_distributed_args(args)
     env_cfg, agent_cfg = resolve_task_config(task, args.agent, overrides=overrides)
     agent_cfg = cli_args_rsl_rl.update_rsl_rl_cfg(agent_cfg, args)
     agent_cfg = handle_deprecated_rsl_rl_cfg(agent_cfg, check_rsl_rl_version())
     if args.max_iterations is not None:
         agent_cfg.max_iterations = args.max_iterations
-    root = log_root(agent_cfg.experiment_name)
+    apply_env_overrides(args, env_cfg)
+    # the policy learns where the simulation runs (a distributed rank's cuda:<local rank> is set at launch)
+    agent_cfg.device = env_cfg.sim.device
 
+    problems = preflight.validate(env_cfg, agent_cfg)
+    if problems:
+        raise UsageError(*problems)
+    world_size = int(os.getenv("WORLD_SIZE", "1")) if args.distributed else 1
+    geometry = rollout_geometry(env_cfg, agent_cfg, preflight.config_observation_widths(env_cfg), world_size)
+    if args.check:
+        print(geometry.report())
+        for warning in geometry.warnings():
+            print(f"warning: {warning}")
+        print("[go2] configuration OK")
+        return 0
+
+    root = log_root(agent_cfg.experiment_name)
     resume_path = checkpoint = None
     if args.resume or args.checkpoint:
         resume_path = resolve_checkpoint(args.checkpoint or "latest", root=root, task=training_id(task))
@@ -108,12 +131,10 @@ def _train(argv: list[str] | None) -> int:
 
     pre_launch_video_config(env_cfg, args)
     with launch_simulation(env_cfg, args), usage_errors_exit(), contextlib.ExitStack() as cleanup:
-        apply_env_overrides(args, env_cfg)
         validate_distributed_device(args)
         rank = int(os.getenv("RANK", "0")) if args.distributed else None
-        # the policy learns where the simulation runs (cuda:<local rank> for a distributed rank)
-        agent_cfg.device = env_cfg.sim.device
         if rank is not None:
+            agent_cfg.device = env_cfg.sim.device
             agent_cfg.seed += rank
         env_cfg.seed = agent_cfg.seed
 
@@ -131,32 +152,85 @@ def _train(argv: list[str] | None) -> int:
         runner = create_rsl_rl_runner(env, agent_cfg, log_dir=str(log_dir))
         if checkpoint is not None:
             check_compatible(checkpoint, resume_path, runner.alg.get_policy(), task)
+        # the live widths, now that the observation manager exists
+        geometry = rollout_geometry(env_cfg, agent_cfg, env.unwrapped.observation_manager.group_obs_dim, world_size)
+        if rank in (None, 0):
+            print(geometry.report())
+            for warning in geometry.warnings():
+                print(f"warning: {warning}")
 
         # From here on the run folder exists.
         if rank in (None, 0):
             write_run_manifest(str(log_dir), library="rsl_rl", task=task, metadata={"agent": args.agent})
-        runner.add_git_repo_to_log(__file__)
-        if resume_path is not None:
-            runner.load(str(resume_path), map_location=agent_cfg.device)
-            # The checkpoint holds the weights after its iteration `iter`: continue with the next one (RSL-RL
-            # alone would repeat index `iter`, and its checkpoint name).
-            runner.current_learning_iteration = checkpoint["iter"] + 1
-            print(f"[go2] resumed from {resume_path}; continuing at iteration {runner.current_learning_iteration}")
-        dump_train_configs(str(rank_dir), env_cfg, agent_cfg)
-        print(f"[go2] logging to {log_dir}")
-        start = time.time()
-        status = learn(runner, agent_cfg.max_iterations, agent_cfg.init_at_random_ep_len)
-        print(f"[go2] training {status} after {time.time() - start:.1f} s; checkpoints in {log_dir}")
+        recorder = RunRecorder(task, log_dir, geometry, env_cfg.sim.device) if rank in (None, 0) else None
+        try:
+            runner.add_git_repo_to_log(__file__)
+            if resume_path is not None:
+                runner.load(str(resume_path), map_location=agent_cfg.device)
+                # The checkpoint holds the weights after its iteration `iter`: continue with the next one (RSL-RL
+                # alone would repeat index `iter`, and its checkpoint name).
+                runner.current_learning_iteration = checkpoint["iter"] + 1
+                print(f"[go2] resumed from {resume_path}; continuing at iteration {runner.current_learning_iteration}")
+            dump_train_configs(str(rank_dir), env_cfg, agent_cfg)
+            print(f"[go2] logging to {log_dir}")
+            start = time.time()
+            status = learn(
+                runner,
+                agent_cfg.max_iterations,
+                agent_cfg.init_at_random_ep_len,
+                on_iteration=recorder.on_iteration if recorder else None,
+            )
+            print(f"[go2] training {status} after {time.time() - start:.1f} s; checkpoints in {log_dir}")
+        except KeyboardInterrupt:
+            if recorder:
+                recorder.write("interrupted (forced: second signal)")
+            raise
+        except BaseException as error:
+            if recorder:
+                recorder.write(f"error: {type(error).__name__}: {error}")
+            raise
+        if recorder:
+            recorder.write(status)
     return 0
+
+
+def rollout_geometry(env_cfg, agent_cfg, observation_widths: dict, world_size: int) -> preflight.RolloutGeometry:
+    """The rollout shape; ``observation_widths`` maps group -> width (an int or a 1-tuple shape)."""
+    from go2_locomotion.assets.go2_description import JOINT_NAMES
+
+    widths = {name: (w[0] if isinstance(w, tuple) else w) for name, w in observation_widths.items()}
+    return preflight.RolloutGeometry(
+        num_envs=env_cfg.scene.num_envs,
+        steps_per_env=agent_cfg.num_steps_per_env,
+        mini_batches=agent_cfg.algorithm.num_mini_batches,
+        epochs=agent_cfg.algorithm.num_learning_epochs,
+        observation_widths={name: w for name, w in widths.items() if w is not None},
+        action_width=len(JOINT_NAMES),
+        world_size=world_size,
+    )
+
+
+def check_distributed_args(args: argparse.Namespace) -> None:
+    """``--distributed`` (one process per GPU under torchrun) needs a GPU and one run folder for all ranks."""
+    if not args.distributed:
+        return
+    if args.device and "cpu" in args.device:
+        raise UsageError(f"--distributed runs one process per GPU; --device {args.device} is not a GPU")
+    if int(os.getenv("WORLD_SIZE", "1")) > 1 and not args.run_timestamp:
+        raise UsageError(
+            "--distributed with several ranks needs --run_timestamp so that all ranks log into one run folder, "
+            'e.g. --run_timestamp "$(date +%Y-%m-%d_%H-%M-%S)" on the torchrun command line'
+        )
 
 
 class _StopRequested(Exception):
     """Raised at the end of an iteration after Ctrl-C / SIGTERM."""
 
 
-def learn(runner, num_iterations: int, init_at_random_ep_len: bool) -> str:
+def learn(runner, num_iterations: int, init_at_random_ep_len: bool, on_iteration=None) -> str:
     """Run ``runner.learn``; a first SIGINT or SIGTERM stops after the current iteration with its checkpoint
-    saved (a second one stops at once). Returns ``"completed"`` or ``"interrupted"``."""
+    saved (a second one stops at once). ``on_iteration(runner, it, collect_time, learn_time)`` is called after
+    each iteration. Returns ``"completed"`` or ``"interrupted"``."""
     import torch.distributed as dist
 
     requested: list[int] = []
@@ -171,6 +245,8 @@ def learn(runner, num_iterations: int, init_at_random_ep_len: bool) -> str:
 
     def log_then_check(*args, **kwargs):
         log_iteration(*args, **kwargs)
+        if on_iteration is not None:
+            on_iteration(runner, kwargs["it"], kwargs["collect_time"], kwargs["learn_time"])
         stop = bool(requested)
         if dist.is_available() and dist.is_initialized():
             # every rank stops at the same iteration, or the next collective would hang

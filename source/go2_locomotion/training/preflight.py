@@ -1,0 +1,288 @@
+"""Preflight: check the fully merged training configuration before the simulator starts, and describe the
+rollout it implies.
+
+:func:`validate` returns one message per problem, each naming the field by its dotted path (``env.…`` or
+``agent.…``), the value and the accepted domain. Whole-number floats (``50.0``) and numpy integers are accepted
+where an integer is required and written back as ``int``; a ``bool`` is never taken for a number.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import asdict, dataclass, field
+
+_MISSING = object()
+
+
+def _get(root, path: str):
+    node = root
+    for part in path.split("."):
+        node = node.get(part, _MISSING) if isinstance(node, dict) else getattr(node, part, _MISSING)
+        if node is _MISSING:
+            return _MISSING
+    return node
+
+
+def _set(root, path: str, value) -> None:
+    *parents, leaf = path.split(".")
+    node = root
+    for part in parents:
+        node = getattr(node, part)
+    setattr(node, leaf, value)
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+def _as_float(value) -> float | None:
+    """The value as a 64-bit float, or None when it is no number or too large for one."""
+    if not _is_number(value):
+        return None
+    try:
+        return float(value)
+    except OverflowError:
+        return None
+
+
+class _Checker:
+    def __init__(self, env_cfg, agent_cfg):
+        self.roots = {"env": env_cfg, "agent": agent_cfg}
+        self.problems: list[str] = []
+
+    def value(self, path: str):
+        section, rest = path.split(".", 1)
+        return _get(self.roots[section], rest)
+
+    def fail(self, path: str, domain: str, value) -> None:
+        shown = "missing" if value is _MISSING else repr(value)
+        self.problems.append(f"{path} must be {domain}, got {shown}")
+
+    def positive_int(self, path: str) -> int | None:
+        value = self.value(path)
+        as_float = _as_float(value)
+        if as_float is None or not math.isfinite(as_float) or as_float != int(as_float) or as_float < 1:
+            self.fail(path, "a positive integer", value)
+            return None
+        if not isinstance(value, int) or isinstance(value, bool):
+            section, rest = path.split(".", 1)
+            _set(self.roots[section], rest, int(as_float))  # normalise 50.0 / numpy.int64(50) to 50
+        return int(as_float)
+
+    def real(self, path: str, domain: str, accept) -> float | None:
+        """A real number for which ``accept(x)`` holds; ``domain`` describes it in the message."""
+        value = self.value(path)
+        as_float = _as_float(value)
+        if as_float is None or math.isnan(as_float) or not accept(as_float):
+            self.fail(path, domain, value)
+            return None
+        return as_float
+
+
+def validate(env_cfg, agent_cfg) -> list[str]:
+    """All problems of the merged configuration, one message each (empty when it is usable).
+
+    Args:
+        env_cfg: The resolved environment config (after Hydra and CLI overrides).
+        agent_cfg: The resolved RSL-RL runner config.
+    """
+    check = _Checker(env_cfg, agent_cfg)
+    num_envs = check.positive_int("env.scene.num_envs")
+    num_steps = check.positive_int("agent.num_steps_per_env")
+    check.positive_int("agent.algorithm.num_learning_epochs")
+    mini_batches = check.positive_int("agent.algorithm.num_mini_batches")
+    check.positive_int("agent.max_iterations")
+    check.positive_int("agent.save_interval")
+    decimation = check.positive_int("env.decimation")
+    if None not in (num_envs, num_steps, mini_batches) and mini_batches > num_envs * num_steps:
+        check.problems.append(
+            f"agent.algorithm.num_mini_batches must be at most num_envs x num_steps_per_env = "
+            f"{num_envs} x {num_steps} = {num_envs * num_steps}, got {mini_batches}"
+        )
+
+    finite = math.isfinite
+    for name in ("gamma", "lam"):
+        check.real(f"agent.algorithm.{name}", "a finite number in [0, 1]", lambda x: finite(x) and 0 <= x <= 1)
+    check.real("agent.algorithm.clip_param", "a number > 0 (inf: no clipping)", lambda x: x > 0)
+    check.real(
+        "agent.algorithm.max_grad_norm",
+        "a number > 0 representable as a 64-bit float (inf: no clipping)",
+        lambda x: x > 0,
+    )
+    check.real("agent.algorithm.learning_rate", "a finite number > 0", lambda x: finite(x) and x > 0)
+    if check.value("agent.algorithm.schedule") == "adaptive":
+        check.real(
+            "agent.algorithm.desired_kl",
+            "a finite number > 0 with the adaptive schedule",
+            lambda x: finite(x) and x > 0,
+        )
+    for name in ("entropy_coef", "value_loss_coef"):
+        check.real(f"agent.algorithm.{name}", "a finite number >= 0", lambda x: finite(x) and x >= 0)
+    if check.value("agent.actor.distribution_cfg") not in (None, _MISSING):
+        check.real("agent.actor.distribution_cfg.init_std", "a finite number > 0", lambda x: finite(x) and x > 0)
+
+    dt = check.real("env.sim.dt", "a finite number > 0 [s]", lambda x: finite(x) and x > 0)
+    length = check.real("env.episode_length_s", "a finite number > 0 [s]", lambda x: finite(x) and x > 0)
+    if None not in (dt, length, decimation) and length < dt * decimation:
+        check.problems.append(
+            f"env.episode_length_s must be at least one policy step, sim.dt x decimation = {dt} x {decimation} = "
+            f"{dt * decimation} s, got {length}"
+        )
+
+    device_problem = check_device(check.value("env.sim.device"))
+    if device_problem:
+        check.problems.append(f"env.sim.device {device_problem}")
+
+    obs_groups = check.value("agent.obs_groups")
+    available = _observation_groups(env_cfg)
+    if not isinstance(obs_groups, dict):
+        check.fail("agent.obs_groups", "a mapping of roles to lists of observation groups", obs_groups)
+    else:
+        for role, groups in obs_groups.items():
+            if not isinstance(groups, (list, tuple)):
+                check.fail(
+                    f"agent.obs_groups.{role}", f"a list of observation groups of the task {sorted(available)}", groups
+                )
+                continue
+            for group in groups:
+                if group not in available:
+                    check.problems.append(
+                        f"agent.obs_groups.{role} must name observation groups of the task {sorted(available)}, "
+                        f"got {group!r}"
+                    )
+    return check.problems
+
+
+def _observation_groups(env_cfg) -> set[str]:
+    observations = env_cfg.observations
+    return {name for name, group in vars(observations).items() if group is not None and not name.startswith("_")}
+
+
+def check_device(device) -> str | None:
+    """None when ``device`` is ``cpu``, ``cuda`` or an existing ``cuda:N``; else what is wrong with it."""
+    import torch
+
+    if not isinstance(device, str):
+        return f"must be 'cpu', 'cuda' or 'cuda:N', got {device!r}"
+    if device == "cpu":
+        return None
+    if device == "cuda" or (device.startswith("cuda:") and device[5:].isdigit()):
+        count = torch.cuda.device_count()
+        index = int(device[5:]) if ":" in device else 0
+        if index >= count:
+            visible = f"cuda:0 to cuda:{count - 1}" if count else "none"
+            return f"must be a GPU of this machine (visible: {visible}), got {device!r}"
+        return None
+    return f"must be 'cpu', 'cuda' or 'cuda:N', got {device!r}"
+
+
+@dataclass
+class RolloutGeometry:
+    """The shape of one PPO iteration. Sizes in transitions, memory in bytes."""
+
+    num_envs: int
+    """N: environments per rank."""
+    steps_per_env: int
+    """T: steps each environment collects per iteration."""
+    mini_batches: int
+    """Mini-batches per epoch."""
+    epochs: int
+    """Passes over the rollout per iteration."""
+    observation_widths: dict[str, int]
+    """Width of each observation group stored in the rollout."""
+    action_width: int
+    """A: actions per step."""
+    world_size: int = 1
+    """W: ranks of a distributed run."""
+    transitions: int = field(init=False)
+    """B = N x T per rank and iteration."""
+    mini_batch_size: int = field(init=False)
+    """M = B // mini-batches."""
+    dropped: int = field(init=False)
+    """B % mini-batches: transitions RSL-RL leaves out of every epoch."""
+    optimizer_steps: int = field(init=False)
+    """Mini-batches x epochs."""
+    global_transitions: int = field(init=False)
+    """W x N x T."""
+    storage_bytes: int = field(init=False)
+    """Bytes of RSL-RL's rollout storage per rank."""
+
+    def __post_init__(self):
+        self.transitions = self.num_envs * self.steps_per_env
+        self.mini_batch_size = self.transitions // self.mini_batches
+        self.dropped = self.transitions % self.mini_batches
+        self.optimizer_steps = self.mini_batches * self.epochs
+        self.global_transitions = self.world_size * self.transitions
+        # float32 observations [T, N, O] per group, actions, action mean and std [T, N, A]; rewards, values,
+        # log-probs, returns, advantages [T, N, 1]; dones [T, N, 1] as uint8
+        per_transition = 4 * sum(self.observation_widths.values()) + 3 * 4 * self.action_width + 5 * 4 + 1
+        self.storage_bytes = self.transitions * per_transition
+
+    def warnings(self) -> list[str]:
+        """Settings that work but waste something."""
+        if not self.dropped:
+            return []
+        return [
+            f"num_envs x num_steps_per_env = {self.transitions} is not divisible by num_mini_batches = "
+            f"{self.mini_batches}: RSL-RL leaves {self.dropped} transitions out of every epoch"
+        ]
+
+    def report(self) -> str:
+        """A short human-readable table."""
+        widths = ", ".join(f"{name} {width}" for name, width in self.observation_widths.items())
+        lines = [
+            f"rollout: N={self.num_envs} envs x T={self.steps_per_env} steps = B={self.transitions:,} transitions "
+            f"per iteration"
+            + (f" per rank, {self.global_transitions:,} over {self.world_size} ranks" if self.world_size > 1 else ""),
+            f"learning: {self.mini_batches} mini-batches of M={self.mini_batch_size:,} (dropped {self.dropped}) x "
+            f"{self.epochs} epochs = {self.optimizer_steps} optimizer steps per iteration",
+            f"widths: observation {widths}; action {self.action_width}; "
+            f"rollout storage {self.storage_bytes / 2**20:.1f} MiB",
+        ]
+        return "\n".join(lines)
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def config_observation_widths(env_cfg) -> dict[str, int | None]:
+    """Observation width of each group computed from the config alone (no simulator), for the Go2's terms.
+
+    A group holding a term this function does not know gets ``None``; the live widths are read from the
+    environment once it exists.
+    """
+    from go2_locomotion.assets.go2_description import JOINT_NAMES
+
+    joints = len(JOINT_NAMES)
+    fixed = {
+        "base_lin_vel": 3,
+        "base_ang_vel": 3,
+        "projected_gravity": 3,
+        "generated_commands": 3,
+        "joint_pos_rel": joints,
+        "joint_vel_rel": joints,
+        "last_action": joints,
+    }
+    widths: dict[str, int | None] = {}
+    for group_name, group in vars(env_cfg.observations).items():
+        if group is None or group_name.startswith("_"):
+            continue
+        total = 0
+        for term in vars(group).values():
+            func = getattr(term, "func", None)
+            name = getattr(func, "__name__", str(func).rsplit(":", 1)[-1])
+            if func is None:
+                continue
+            if name in fixed:
+                total += fixed[name]
+            elif name == "height_scan":
+                pattern = getattr(env_cfg.scene, term.params["sensor_cfg"].name).pattern_cfg
+                total += (round(pattern.size[0] / pattern.resolution) + 1) * (
+                    round(pattern.size[1] / pattern.resolution) + 1
+                )
+            else:
+                total = None
+                break
+        widths[group_name] = total
+    return widths

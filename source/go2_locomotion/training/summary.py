@@ -1,0 +1,110 @@
+"""``run_summary.json``: what a training run did, written by rank 0 into its run folder when it ends, whether it
+completed, was interrupted or failed after the run folder was created."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import time
+from dataclasses import dataclass, field
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+
+from .preflight import RolloutGeometry
+
+SUMMARY_FILE = "run_summary.json"
+
+
+def _version(package: str) -> str | None:
+    try:
+        return version(package)
+    except PackageNotFoundError:
+        return None
+
+
+def package_commit() -> str | None:
+    """Git commit of the go2_locomotion checkout (``+dirty`` when it has uncommitted changes), if it is one."""
+    folder = Path(__file__).parent
+    try:
+        commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=folder, capture_output=True, text=True, timeout=10)
+        if commit.returncode != 0:
+            return None
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=folder,
+            capture_output=True,
+            text=True,
+            timeout=10,
+        ).stdout.strip()
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return commit.stdout.strip() + ("+dirty" if dirty else "")
+
+
+@dataclass
+class RunRecorder:
+    """Collects per-iteration timings and writes the summary."""
+
+    task: str
+    log_dir: Path
+    geometry: RolloutGeometry
+    device: str
+    start_time: float = field(default_factory=time.time)
+    collection_times: list[float] = field(default_factory=list)
+    learning_times: list[float] = field(default_factory=list)
+    first_iteration: int | None = None
+    last_iteration: int | None = None
+    last_mean_reward: float | None = None
+    last_mean_episode_length: float | None = None
+
+    def on_iteration(self, runner, it: int, collect_time: float, learn_time: float) -> None:
+        """Record one finished iteration (called after RSL-RL logged it)."""
+        if self.first_iteration is None:
+            self.first_iteration = it
+        self.last_iteration = it
+        self.collection_times.append(collect_time)
+        self.learning_times.append(learn_time)
+        logger = runner.logger
+        if logger.rewbuffer:
+            self.last_mean_reward = float(sum(logger.rewbuffer) / len(logger.rewbuffer))
+            self.last_mean_episode_length = float(sum(logger.lenbuffer) / len(logger.lenbuffer))
+
+    def summary(self, status: str) -> dict:
+        iterations = len(self.collection_times)
+        busy = sum(self.collection_times) + sum(self.learning_times)
+        g = self.geometry
+        mean = (lambda values: sum(values) / len(values)) if iterations else (lambda values: None)
+        return {
+            "task": self.task,
+            "exit_status": status,
+            "package_commit": package_commit(),
+            "versions": {name: _version(name) for name in ("go2_locomotion", "isaaclab", "rsl-rl-lib", "torch")},
+            "device": self.device,
+            "world_size": g.world_size,
+            "num_envs_per_rank": g.num_envs,
+            "num_envs_global": g.num_envs * g.world_size,
+            "samples_per_iteration_per_rank": g.transitions,
+            "samples_per_iteration_global": g.global_transitions,
+            "iterations_completed": iterations,
+            "first_iteration": self.first_iteration,
+            "last_iteration": self.last_iteration,
+            "wall_clock_s": round(time.time() - self.start_time, 3),
+            "mean_collection_time_s": mean(self.collection_times),
+            "mean_learning_time_s": mean(self.learning_times),
+            "throughput_env_steps_per_s": g.global_transitions * iterations / busy if busy > 0 else None,
+            "last_mean_reward": self.last_mean_reward,
+            "last_mean_episode_length": self.last_mean_episode_length,
+            "checkpoints": sorted(
+                (str(p) for p in self.log_dir.glob("model_*.pt")), key=lambda p: int(p.rsplit("_", 1)[1][:-3])
+            ),
+            "geometry": g.as_dict(),
+        }
+
+    def write(self, status: str) -> Path:
+        """Write ``run_summary.json`` atomically; returns its path."""
+        path = self.log_dir / SUMMARY_FILE
+        tmp = path.with_name(f".{SUMMARY_FILE}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(self.summary(status), indent=2) + "\n")
+        os.replace(tmp, path)
+        return path

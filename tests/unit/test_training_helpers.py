@@ -1,0 +1,108 @@
+"""Checkpoint lookup, task ids and argument checks of the training scripts, without a simulator."""
+
+import argparse
+import json
+import time
+
+import pytest
+import torch
+
+from go2_locomotion.training import checkpoints, task_ids
+from go2_locomotion.training.errors import UsageError
+from go2_locomotion.training.train import check_distributed_args
+
+
+def _make_run(root, name, task, models, created_at):
+    from isaaclab_rl.entrypoints.common import write_run_manifest
+
+    run = root / name
+    write_run_manifest(str(run), library="rsl_rl", task=task, metadata={"agent": checkpoints.AGENT_ENTRY_POINT})
+    manifest = json.loads((run / "run.json").read_text())
+    manifest["created_at"] = created_at
+    (run / "run.json").write_text(json.dumps(manifest))
+    for model in models:
+        (run / model).write_bytes(b"")
+    return run
+
+
+def test_latest_is_newest_run_and_highest_iteration(tmp_path):
+    _make_run(tmp_path, "2026-01-01_00-00-00", "Go2-Flat", ["model_99.pt"], "2026-01-01T00:00:00+00:00")
+    newest = _make_run(
+        tmp_path,
+        "2026-01-02_00-00-00",
+        "Go2-Flat",
+        ["model_9.pt", "model_10.pt", "model_2.pt"],
+        "2026-01-02T00:00:00+00:00",
+    )
+    # a newer run of another task sharing the folder is not a candidate
+    _make_run(tmp_path, "2026-01-03_00-00-00", "Go2-Rough", ["model_500.pt"], "2026-01-03T00:00:00+00:00")
+    found = checkpoints.resolve_checkpoint("latest", root=tmp_path, task="Go2-Flat")
+    assert found == newest / "model_10.pt"  # numeric order: 10 after 9 (alphabetically "model_9" is last)
+
+
+def test_run_folder_and_file_arguments(tmp_path):
+    run = _make_run(tmp_path, "r", "Go2-Flat", ["model_9.pt", "model_10.pt"], "2026-01-01T00:00:00+00:00")
+    assert checkpoints.resolve_checkpoint(str(run), root=tmp_path, task="Go2-Flat") == run / "model_10.pt"
+    assert checkpoints.resolve_checkpoint(str(run / "model_9.pt"), root=tmp_path, task="Go2-Flat") == run / "model_9.pt"
+    with pytest.raises(UsageError, match="no such file"):
+        checkpoints.resolve_checkpoint(str(run / "model_11.pt"), root=tmp_path, task="Go2-Flat")
+    with pytest.raises(UsageError, match=f"no training run of task 'Go2-Rough' .* was found in {tmp_path}"):
+        checkpoints.resolve_checkpoint("latest", root=tmp_path, task="Go2-Rough")
+
+
+def test_read_checkpoint_refuses_damaged_files(tmp_path):
+    good = tmp_path / "model_0.pt"
+    torch.save({"actor_state_dict": {"mlp.0.weight": torch.zeros(4, 3)}, "iter": 0}, good)
+    assert checkpoints.read_checkpoint(good)["iter"] == 0
+    truncated = tmp_path / "truncated.pt"
+    truncated.write_bytes(good.read_bytes()[:100])
+    with pytest.raises(UsageError, match="truncated or corrupt"):
+        checkpoints.read_checkpoint(truncated)
+    other = tmp_path / "other.pt"
+    torch.save({"weights": torch.zeros(2)}, other)
+    with pytest.raises(UsageError, match="not an RSL-RL checkpoint"):
+        checkpoints.read_checkpoint(other)
+
+
+def test_layer_widths_of_an_mlp_state_dict():
+    mlp = torch.nn.Sequential(
+        torch.nn.Linear(48, 128), torch.nn.ELU(), torch.nn.Linear(128, 64), torch.nn.ELU(), torch.nn.Linear(64, 12)
+    )
+    state = {f"mlp.{k}": v for k, v in mlp.state_dict().items()}
+    assert checkpoints.layer_widths(state) == [48, 128, 64, 12]
+
+
+def test_compatibility_check_names_both_widths():
+    class Actor(torch.nn.Module):
+        def __init__(self, widths):
+            super().__init__()
+            layers = [torch.nn.Linear(a, b) for a, b in zip(widths, widths[1:])]
+            self.mlp = torch.nn.Sequential(*layers)
+
+    saved = {"actor_state_dict": Actor([235, 512, 12]).state_dict()}
+    checkpoints.check_compatible(saved, "m.pt", Actor([235, 512, 12]), "Go2-Rough")
+    with pytest.raises(UsageError, match=r"layer widths \[235, 512, 12\].*has \[48, 512, 12\] \(observation 48"):
+        checkpoints.check_compatible(saved, "m.pt", Actor([48, 512, 12]), "Go2-Flat")
+
+
+def test_task_ids():
+    assert task_ids.check_task("Go2-Flat") == "Go2-Flat"
+    with pytest.raises(UsageError, match="unknown task 'Go2-Flt'; close matches: .*Go2-Flat"):
+        task_ids.check_task("Go2-Flt")
+    assert task_ids.play_id("Go2-Rough") == "Go2-Rough-Play"
+    assert task_ids.play_id("Go2-Rough-Play") == "Go2-Rough-Play"
+    assert task_ids.training_id("Go2-Flat-Play") == "Go2-Flat"
+    assert task_ids.training_id("Go2-Flat") == "Go2-Flat"
+
+
+def test_distributed_arguments(monkeypatch):
+    args = argparse.Namespace(distributed=True, device="cpu", run_timestamp=None)
+    with pytest.raises(UsageError, match="--device cpu is not a GPU"):
+        check_distributed_args(args)
+    args.device = "cuda"
+    monkeypatch.setenv("WORLD_SIZE", "4")
+    with pytest.raises(UsageError, match="needs --run_timestamp"):
+        check_distributed_args(args)
+    args.run_timestamp = time.strftime("%Y-%m-%d_%H-%M-%S")
+    check_distributed_args(args)
+    check_distributed_args(argparse.Namespace(distributed=False, device="cpu", run_timestamp=None))
