@@ -81,10 +81,10 @@ def test_resume_latest_continues_count_and_weights(flat_run, workdir, monkeypatc
     seen = {}
     real_learn = train_module.learn
 
-    def spy(runner, num_iterations, init_at_random_ep_len):
+    def spy(runner, *args, **kwargs):
         seen["actor"] = {k: v.detach().cpu().clone() for k, v in runner.alg.get_policy().state_dict().items()}
         seen["start"] = runner.current_learning_iteration
-        return real_learn(runner, num_iterations, init_at_random_ep_len)
+        return real_learn(runner, *args, **kwargs)
 
     monkeypatch.setattr(train_module, "learn", spy)
     assert train_module.main([*FLAT, "--max_iterations", "1", "--resume", *NORMALISED]) == 0
@@ -209,3 +209,97 @@ def test_script_error_is_one_line_with_exit_code_2(tmp_path):
     assert "Traceback" not in result.stderr
     assert result.stderr.strip().splitlines()[-1].startswith("error: unknown task 'Go2-Walk'")
     assert list(tmp_path.iterdir()) == []
+
+
+def _summary(run: Path) -> dict:
+    import json
+
+    return json.loads((run / "run_summary.json").read_text())
+
+
+def test_run_summary_after_a_one_iteration_run(rough_run):
+    summary = _summary(rough_run)
+    assert summary["task"] == "Go2-Rough" and summary["exit_status"] == "completed"
+    assert summary["versions"]["isaaclab"] == "3.0.0" and summary["versions"]["rsl-rl-lib"] == "5.5.1"
+    assert summary["versions"]["torch"].startswith("2.11")
+    assert summary["device"] == "cpu" and summary["world_size"] == 1
+    assert summary["num_envs_per_rank"] == summary["num_envs_global"] == 8
+    assert summary["samples_per_iteration_per_rank"] == summary["samples_per_iteration_global"] == 8 * 24
+    assert (summary["iterations_completed"], summary["first_iteration"], summary["last_iteration"]) == (1, 0, 0)
+    assert 0 < summary["mean_collection_time_s"] < summary["wall_clock_s"]
+    assert 0 < summary["mean_learning_time_s"] < summary["wall_clock_s"]
+    busy = summary["mean_collection_time_s"] + summary["mean_learning_time_s"]
+    assert summary["throughput_env_steps_per_s"] == pytest.approx(8 * 24 / busy)
+    assert summary["checkpoints"] == [str(rough_run / "model_0.pt")]
+    assert summary["geometry"]["observation_widths"] == {"policy": 235}
+    assert summary["last_mean_episode_length"] is None or summary["last_mean_episode_length"] > 0
+    assert summary["package_commit"] is None or len(summary["package_commit"].split("+")[0]) == 40
+
+
+def test_check_reports_without_starting_the_simulator(workdir, capsys, monkeypatch):
+    import isaaclab.app
+
+    def no_launch(*args, **kwargs):
+        raise AssertionError("--check started the simulator")
+
+    monkeypatch.setattr(isaaclab.app, "launch_simulation", no_launch)
+    monkeypatch.chdir(workdir)
+    before = files_under(workdir)
+    assert train_module.main(["--task", "Go2-Rough", "--check", "--device", "cpu"]) == 0
+    out = capsys.readouterr().out
+    assert "B=98,304 transitions" in out and "M=24,576" in out and "20 optimizer steps" in out
+    assert "observation policy 235; action 12" in out
+    _expect_usage_error(capsys, train_module.main, ["--task", "Go2-Flat", "--check", "--device", "cpu",
+                                                    "agent.algorithm.gamma=1.5"],
+                        "agent.algorithm.gamma must be a finite number in [0, 1], got 1.5")
+    assert train_module.main(["--task", "Go2-Flat", "--device", "cpu", "--num_envs", "0",
+                              "agent.algorithm.lam=2.0"]) == 2
+    assert [line for line in capsys.readouterr().err.splitlines() if line.startswith("error:")] == [
+        "error: env.scene.num_envs must be a positive integer, got 0",
+        "error: agent.algorithm.lam must be a finite number in [0, 1], got 2.0",
+    ]
+    assert files_under(workdir) == before
+
+
+def test_storage_figure_equals_rsl_rl_allocation(workdir, monkeypatch):
+    monkeypatch.chdir(workdir)
+    seen = {}
+    real_learn = train_module.learn
+
+    def spy(runner, *args, **kwargs):
+        status = real_learn(runner, *args, **kwargs)
+        storage = runner.alg.storage
+        tensors = [storage.actions, storage.rewards, storage.dones, storage.values, storage.actions_log_prob,
+                   storage.returns, storage.advantages, *storage.distribution_params]
+        seen["bytes"] = sum(t.nbytes for t in tensors) + sum(t.nbytes for t in storage.observations.values())
+        return status
+
+    monkeypatch.setattr(train_module, "learn", spy)
+    assert train_module.main(["--task", "Go2-Flat", "--num_envs", "5", "--device", "cpu", "--headless",
+                              "--max_iterations", "1", "--run_name", "storage"]) == 0
+    run = runs(workdir, "go2_flat")[-1]
+    assert run.name.endswith("_storage")
+    # 5 envs x 24 steps x (48 x 4 + 3 x 12 x 4 + 5 x 4 + 1) B = 120 x 357 B
+    assert _summary(run)["geometry"]["storage_bytes"] == seen["bytes"] == 120 * 357
+
+
+def test_sigint_saves_a_checkpoint_and_the_summary(tmp_path):
+    import signal
+    import time
+
+    log = tmp_path / "train.log"
+    command = [sys.executable, str(ROOT / "scripts" / "train.py"), *FLAT, "--max_iterations", "200"]
+    with open(log, "w") as out:
+        process = subprocess.Popen(command, cwd=tmp_path, stdout=out, stderr=subprocess.STDOUT)
+        deadline = time.time() + 600
+        while "Learning iteration 1/" not in log.read_text() and process.poll() is None and time.time() < deadline:
+            time.sleep(0.5)
+        process.send_signal(signal.SIGINT)
+        assert process.wait(timeout=300) == 0, log.read_text()[-3000:]
+    (run,) = runs(tmp_path, "go2_flat")
+    summary = _summary(run)
+    assert summary["exit_status"] == "interrupted"
+    last = summary["last_iteration"]
+    assert 1 <= last < 199 and summary["iterations_completed"] == last + 1
+    assert summary["checkpoints"][-1] == str(run / f"model_{last}.pt")
+    assert torch.load(run / f"model_{last}.pt", weights_only=True)["iter"] == last
