@@ -26,6 +26,12 @@ setup(
         "onnxruntime",
     ],
     extras_require={"test": ["pytest", "ruff"]},
-    entry_points={"isaaclab.tasks": ["go2_locomotion = go2_locomotion.tasks"]},
+    entry_points={
+        "isaaclab.tasks": [
+            "go2_locomotion = go2_locomotion.tasks",
+            # Isaac Lab's own Go2 tasks with local assets, for scripts/benchmark.py
+            "go2_locomotion_upstream = go2_locomotion.benchmark.upstream_tasks",
+        ]
+    },
     zip_safe=False,
 )

@@ -249,11 +249,15 @@ def test_check_reports_without_starting_the_simulator(workdir, capsys, monkeypat
     out = capsys.readouterr().out
     assert "B=98,304 transitions" in out and "M=24,576" in out and "20 optimizer steps" in out
     assert "observation policy 235; action 12" in out
-    _expect_usage_error(capsys, train_module.main, ["--task", "Go2-Flat", "--check", "--device", "cpu",
-                                                    "agent.algorithm.gamma=1.5"],
-                        "agent.algorithm.gamma must be a finite number in [0, 1], got 1.5")
-    assert train_module.main(["--task", "Go2-Flat", "--device", "cpu", "--num_envs", "0",
-                              "agent.algorithm.lam=2.0"]) == 2
+    _expect_usage_error(
+        capsys,
+        train_module.main,
+        ["--task", "Go2-Flat", "--check", "--device", "cpu", "agent.algorithm.gamma=1.5"],
+        "agent.algorithm.gamma must be a finite number in [0, 1], got 1.5",
+    )
+    assert (
+        train_module.main(["--task", "Go2-Flat", "--device", "cpu", "--num_envs", "0", "agent.algorithm.lam=2.0"]) == 2
+    )
     assert [line for line in capsys.readouterr().err.splitlines() if line.startswith("error:")] == [
         "error: env.scene.num_envs must be a positive integer, got 0",
         "error: agent.algorithm.lam must be a finite number in [0, 1], got 2.0",
@@ -269,14 +273,38 @@ def test_storage_figure_equals_rsl_rl_allocation(workdir, monkeypatch):
     def spy(runner, *args, **kwargs):
         status = real_learn(runner, *args, **kwargs)
         storage = runner.alg.storage
-        tensors = [storage.actions, storage.rewards, storage.dones, storage.values, storage.actions_log_prob,
-                   storage.returns, storage.advantages, *storage.distribution_params]
+        tensors = [
+            storage.actions,
+            storage.rewards,
+            storage.dones,
+            storage.values,
+            storage.actions_log_prob,
+            storage.returns,
+            storage.advantages,
+            *storage.distribution_params,
+        ]
         seen["bytes"] = sum(t.nbytes for t in tensors) + sum(t.nbytes for t in storage.observations.values())
         return status
 
     monkeypatch.setattr(train_module, "learn", spy)
-    assert train_module.main(["--task", "Go2-Flat", "--num_envs", "5", "--device", "cpu", "--headless",
-                              "--max_iterations", "1", "--run_name", "storage"]) == 0
+    assert (
+        train_module.main(
+            [
+                "--task",
+                "Go2-Flat",
+                "--num_envs",
+                "5",
+                "--device",
+                "cpu",
+                "--headless",
+                "--max_iterations",
+                "1",
+                "--run_name",
+                "storage",
+            ]
+        )
+        == 0
+    )
     run = runs(workdir, "go2_flat")[-1]
     assert run.name.endswith("_storage")
     # 5 envs x 24 steps x (48 x 4 + 3 x 12 x 4 + 5 x 4 + 1) B = 120 x 357 B

@@ -83,6 +83,10 @@ def test_rewards():
         assert rewards.base_height_l2.params["target_height"] == go2.STANDING_BASE_HEIGHT
         assert rewards.feet_air_time.params["sensor_cfg"].body_names == ".*_foot"
     assert (rough.feet_air_time.weight, flat.feet_air_time.weight) == (0.01, 0.25)
+    # a fall costs -200 x 0.02 s = -4 (only falls: is_terminated excludes time-outs)
+    for rewards in (rough, flat):
+        assert rewards.termination_penalty.weight == -200.0
+        assert rewards.termination_penalty.func.__name__ == "is_terminated"
     assert rough.flat_orientation_l2 is None
     assert flat.flat_orientation_l2.weight == -2.5
     # rough measures trunk height above the scanned ground, flat above the plane

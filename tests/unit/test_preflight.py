@@ -82,12 +82,20 @@ def test_message_format():
 
 def test_all_problems_at_once():
     cfgs = _cfgs()
-    for path, value in [("env.scene.num_envs", 0), ("agent.algorithm.gamma", 1.5), ("env.sim.dt", -1.0),
-                        ("agent.algorithm.max_grad_norm", 0.0)]:
+    for path, value in [
+        ("env.scene.num_envs", 0),
+        ("agent.algorithm.gamma", 1.5),
+        ("env.sim.dt", -1.0),
+        ("agent.algorithm.max_grad_norm", 0.0),
+    ]:
         _set(cfgs, path, value)
     problems = validate(*cfgs)
     assert [p.split(" ")[0] for p in problems] == [
-        "env.scene.num_envs", "agent.algorithm.gamma", "agent.algorithm.max_grad_norm", "env.sim.dt"]
+        "env.scene.num_envs",
+        "agent.algorithm.gamma",
+        "agent.algorithm.max_grad_norm",
+        "env.sim.dt",
+    ]
 
 
 def test_cross_field_rules():
@@ -106,7 +114,8 @@ def test_observation_groups_must_exist():
     cfgs = _cfgs()
     _set(cfgs, "agent.obs_groups", {"actor": ["policy"], "critic": ["privileged"]})
     assert validate(*cfgs) == [
-        "agent.obs_groups.critic must name observation groups of the task ['policy'], got 'privileged'"]
+        "agent.obs_groups.critic must name observation groups of the task ['policy'], got 'privileged'"
+    ]
 
 
 def test_accepted_edge_values_and_normalisation():
@@ -130,8 +139,14 @@ def test_geometry_of_the_go2_defaults():
     env, agent = _cfgs(Go2RoughEnvCfg, Go2RoughPPORunnerCfg)
     widths = config_observation_widths(env)
     assert widths == {"policy": 235}
-    g = RolloutGeometry(env.scene.num_envs, agent.num_steps_per_env, agent.algorithm.num_mini_batches,
-                        agent.algorithm.num_learning_epochs, widths, 12)
+    g = RolloutGeometry(
+        env.scene.num_envs,
+        agent.num_steps_per_env,
+        agent.algorithm.num_mini_batches,
+        agent.algorithm.num_learning_epochs,
+        widths,
+        12,
+    )
     assert (g.transitions, g.mini_batch_size, g.dropped, g.optimizer_steps) == (98_304, 24_576, 0, 20)
     # per transition: obs 235 x 4 B + actions, mean, std 3 x 12 x 4 B + 5 scalars x 4 B + done 1 B = 1105 B
     assert g.storage_bytes == 98_304 * 1105
@@ -140,11 +155,20 @@ def test_geometry_of_the_go2_defaults():
 
 
 def test_geometry_remainder_and_ranks():
-    g = RolloutGeometry(num_envs=10, steps_per_env=3, mini_batches=4, epochs=5, observation_widths={"policy": 48},
-                        action_width=12, world_size=4)
+    g = RolloutGeometry(
+        num_envs=10,
+        steps_per_env=3,
+        mini_batches=4,
+        epochs=5,
+        observation_widths={"policy": 48},
+        action_width=12,
+        world_size=4,
+    )
     # B = 30 = 4 x 7 + 2
     assert (g.transitions, g.mini_batch_size, g.dropped, g.optimizer_steps) == (30, 7, 2, 20)
     assert g.global_transitions == 120
-    assert g.warnings() == ["num_envs x num_steps_per_env = 30 is not divisible by num_mini_batches = 4: "
-                            "RSL-RL leaves 2 transitions out of every epoch"]
+    assert g.warnings() == [
+        "num_envs x num_steps_per_env = 30 is not divisible by num_mini_batches = 4: "
+        "RSL-RL leaves 2 transitions out of every epoch"
+    ]
     assert "120 over 4 ranks" in g.report()

@@ -4,9 +4,8 @@ Each -Play id is its training task's config with :meth:`~Go2RoughEnvCfg.play_mod
 Isaac Lab 3.0's play and export entrypoints apply to the training id, and shares the training agent config.
 """
 
-import gymnasium as gym
-
 from .flat_env_cfg import Go2FlatEnvCfg
+from .registry import register_tasks
 from .velocity_env_cfg import Go2RoughEnvCfg
 
 _AGENTS = "go2_locomotion.agents.rsl_rl_ppo_cfg"
@@ -35,12 +34,4 @@ def go2_flat_play_env_cfg() -> Go2FlatEnvCfg:
     return cfg
 
 
-for _task_id, (_env_cfg, _agent_cfg) in TASKS.items():
-    if _task_id in gym.registry:
-        raise ValueError(f"Task '{_task_id}' is already registered (by {gym.registry[_task_id].entry_point}).")
-    gym.register(
-        id=_task_id,
-        entry_point="isaaclab.envs:ManagerBasedRLEnv",
-        disable_env_checker=True,
-        kwargs={"env_cfg_entry_point": _env_cfg, "rsl_rl_cfg_entry_point": _agent_cfg, "default_agent": "rsl_rl"},
-    )
+register_tasks(TASKS)

@@ -345,10 +345,10 @@ class RewardsCfg:
     permanent crouch, which base-contact termination cannot see."""
     flat_orientation_l2: RewTerm | None = None
     """Trunk tilt (projected gravity xy squared); used on flat ground only."""
-    termination_penalty = RewTerm(func=mdp.is_terminated, weight=0.0)
-    """1 on the step an episode ends by a fall (not a time-out)."""
-    alive = RewTerm(func=mdp.is_alive, weight=0.0)
-    """1 on every step the episode goes on."""
+    termination_penalty = RewTerm(func=mdp.is_terminated, weight=-200.0)
+    """1 on the step an episode ends by a fall, not a time-out: -200 x 0.02 s = -4 per fall. Early in training
+    the penalties outweigh the tracking reward on every step, so without this term ending the episode is the
+    best policy and learning collapses into falling (measured: docs/learning.md)."""
 
 
 @configclass

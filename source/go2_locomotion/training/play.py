@@ -19,10 +19,10 @@ import contextlib
 import time
 from pathlib import Path
 
-from .checkpoints import AGENT_ENTRY_POINT, check_compatible, log_root, read_checkpoint, resolve_checkpoint
+from .checkpoints import check_compatible, log_root, read_checkpoint, resolve_checkpoint
+from .cli import make_parser, parse_args
 from .errors import UsageError, exit_on_usage_error, usage_errors_exit
 from .task_ids import check_task, play_id, training_id
-from .train import add_headless_arg, parse_args
 
 ONNX_OPSET = 18
 """Opset RSL-RL 5.5's exporter writes."""
@@ -32,20 +32,14 @@ ONNX_INPUT, ONNX_OUTPUT = "obs", "actions"
 
 def build_parser() -> argparse.ArgumentParser:
     """Isaac Lab's playback flags (task, envs, seed, real time, video, RSL-RL, launcher) + ``--num_steps``."""
-    from isaaclab.app import add_launcher_args
-    from isaaclab_rl.entrypoints.backends import cli_args_rsl_rl
     from isaaclab_rl.entrypoints.common import add_common_play_args
 
-    parser = argparse.ArgumentParser(
-        description="Play a Go2 checkpoint (action mean) and export it to TorchScript and ONNX.",
-        epilog="Hydra overrides (env.…=value) and physics=newton_mjwarp|physx may follow the flags.",
+    def extra(parser):
+        parser.add_argument("--num_steps", type=int, default=None, help="Stop after this many policy steps.")
+
+    return make_parser(
+        "Play a Go2 checkpoint (action mean) and export it to TorchScript and ONNX.", add_common_play_args, extra
     )
-    add_common_play_args(parser, agent_default=AGENT_ENTRY_POINT, agent_help="Agent configuration entry point.")
-    cli_args_rsl_rl.add_rsl_rl_args(parser)
-    parser.add_argument("--num_steps", type=int, default=None, help="Stop after this many policy steps.")
-    add_headless_arg(parser)
-    add_launcher_args(parser)
-    return parser
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -16,7 +16,8 @@ from datetime import datetime
 from pathlib import Path
 
 from . import preflight
-from .checkpoints import AGENT_ENTRY_POINT, check_compatible, log_root, read_checkpoint, resolve_checkpoint
+from .checkpoints import check_compatible, log_root, read_checkpoint, resolve_checkpoint
+from .cli import make_parser, parse_args
 from .errors import UsageError, exit_on_usage_error, usage_errors_exit
 from .summary import RunRecorder
 from .task_ids import check_task, training_id
@@ -24,49 +25,21 @@ from .task_ids import check_task, training_id
 
 def build_parser() -> argparse.ArgumentParser:
     """Isaac Lab's training flags (task, envs, seed, iterations, video, distributed, RSL-RL, launcher) + ours."""
-    from isaaclab.app import add_launcher_args
-    from isaaclab_rl.entrypoints.backends import cli_args_rsl_rl
     from isaaclab_rl.entrypoints.common import add_common_train_args
 
-    parser = argparse.ArgumentParser(
-        description="Train a Go2 locomotion policy with RSL-RL PPO.",
-        epilog="Hydra overrides (env.…=value, agent.…=value) and physics=newton_mjwarp|physx may follow the flags.",
-    )
-    add_common_train_args(parser, agent_default=AGENT_ENTRY_POINT, agent_help="Agent configuration entry point.")
-    cli_args_rsl_rl.add_rsl_rl_args(parser)
-    parser.add_argument(
-        "--resume",
-        action="store_true",
-        help="Continue training from --checkpoint (default: latest, the newest run of this task's experiment).",
-    )
-    parser.add_argument(
-        "--check",
-        action="store_true",
-        help="Check the merged configuration, print the rollout geometry and exit without starting the simulator.",
-    )
-    add_headless_arg(parser)
-    add_launcher_args(parser)
-    return parser
+    def extra(parser):
+        parser.add_argument(
+            "--resume",
+            action="store_true",
+            help="Continue training from --checkpoint (default: latest, the newest run of this task's experiment).",
+        )
+        parser.add_argument(
+            "--check",
+            action="store_true",
+            help="Check the merged configuration, print the rollout geometry and exit without starting the simulator.",
+        )
 
-
-def add_headless_arg(parser: argparse.ArgumentParser) -> None:
-    """``--headless``: run without any visualizer (Isaac Lab 3.0 opens none unless ``--viz`` asks for one)."""
-    parser.add_argument("--headless", action="store_true", help="Run without a visualizer (for clusters).")
-
-
-def parse_args(parser: argparse.ArgumentParser, argv: list[str] | None) -> tuple[argparse.Namespace, list[str]]:
-    """Parse flags; return them and the remaining Hydra overrides / preset selectors."""
-    from isaaclab_tasks.utils import setup_preset_cli
-
-    args, overrides = setup_preset_cli(parser, argv)
-    unknown_flags = [token for token in overrides if token.startswith("--")]
-    if unknown_flags:
-        raise UsageError(f"unrecognised option {unknown_flags[0]} (see --help)")
-    if args.headless:
-        if args.visualizer and args.visualizer != ["none"]:
-            raise UsageError(f"--headless contradicts --viz {','.join(args.visualizer)}")
-        args.visualizer = ["none"]
-    return args, overrides
+    return make_parser("Train a Go2 locomotion policy with RSL-RL PPO.", add_common_train_args, extra)
 
 
 def main(argv: list[str] | None = None) -> int:

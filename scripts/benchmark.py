@@ -1,0 +1,41 @@
+"""Throughput of Go2-Flat / Go2-Rough against Isaac Lab's own Go2 tasks (with local assets), side by side.
+
+    python scripts/benchmark.py                                   # CPU defaults: 16, 64, 128 envs, 50 steps
+    python scripts/benchmark.py --device cuda --num_envs 1024 4096 --training_envs 4096   # GPU scale
+
+Drives `isaaclab benchmark runtime` and `isaaclab benchmark training --rl_library rsl_rl`; writes
+benchmark.json (every figure, machine, versions, ratios ours/upstream) and benchmark.png into --out.
+"""
+
+import argparse
+import json
+from pathlib import Path
+
+from go2_locomotion.benchmark.compare import PAIRS, compare, format_row, plot
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pairs", nargs="+", choices=sorted(PAIRS), default=["flat", "rough"])
+    parser.add_argument("--num_envs", nargs="+", type=int, default=[16, 64, 128])
+    parser.add_argument("--num_steps", type=int, default=50, help="Measured env steps per runtime benchmark.")
+    parser.add_argument("--training_envs", type=int, default=64, help="Envs for the training benchmark (0: skip).")
+    parser.add_argument("--training_iterations", type=int, default=2)
+    parser.add_argument("--device", default="cpu")
+    parser.add_argument("--out", default="benchmark_results", help="Output folder.")
+    parser.add_argument("presets", nargs="*", help="Preset selectors passed on, e.g. physics=newton_mjwarp.")
+    args = parser.parse_args()
+    out = Path(args.out)
+    result = compare(
+        args.pairs,
+        args.num_envs,
+        args.num_steps,
+        args.training_envs,
+        args.training_iterations,
+        args.device,
+        args.presets,
+        out,
+    )
+    (out / "benchmark.json").write_text(json.dumps(result, indent=2) + "\n")
+    plot(result, out / "benchmark.png")
+    print("\n".join(format_row(row) for row in result["rows"]))
+    print(f"written: {out / 'benchmark.json'}, {out / 'benchmark.png'}")

@@ -1,0 +1,234 @@
+"""Side-by-side throughput of this package's Go2 tasks and Isaac Lab's, measured by Isaac Lab's own benchmark
+commands (``isaaclab benchmark runtime`` and ``isaaclab benchmark training --rl_library rsl_rl``).
+
+Each measurement runs in a fresh process; ours and upstream alternate (their order flips at every size), so
+slow drifts of the machine hit both. Reports are paired and every figure gets the ratio ours / upstream.
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+PAIRS = {
+    "flat": ("Go2-Flat", "Go2-Upstream-Flat-Offline"),
+    "rough": ("Go2-Rough", "Go2-Upstream-Rough-Offline"),
+}
+"""Task pairs: name -> (ours, upstream comparator)."""
+
+STARTUP_METRICS = ("Scene Creation Time", "Simulation Start Time")
+"""Startup phases that make up environment creation [ms]."""
+RUNTIME_METRICS = {"env_steps_per_s": "Mean Total FPS", "iteration_time_ms": "Mean Iteration Time"}
+TRAINING_METRICS = {
+    "training_env_steps_per_s": "Mean Total FPS",
+    "collection_time_s": "Mean Collection Time",
+    "learning_time_s": "Mean Learning Time",
+}
+"""Our figure name -> Isaac Lab benchmark measurement name."""
+HIGHER_IS_BETTER = {"env_steps_per_s", "training_env_steps_per_s"}
+
+
+def parse_report(path: Path) -> dict[str, dict[str, float]]:
+    """An Isaac Lab benchmark JSON report as ``{phase: {measurement: value}}``."""
+    phases = {}
+    for phase in json.loads(Path(path).read_text()):
+        name = phase["phase_name"]
+        prefix_len = None
+        values = {}
+        for m in phase.get("measurements", []):
+            # names read "<workflow> <phase> <measurement>"
+            parts = m["name"].split(" ", 2)
+            prefix_len = len(parts)
+            if prefix_len == 3:
+                values[parts[2]] = float(m["value"])
+        for m in phase.get("metadata", []):
+            parts = m["name"].split(" ", 2)
+            if len(parts) == 3:
+                values.setdefault(parts[2], m["data"])
+        phases[name] = values
+    return phases
+
+
+def _find_metric(values: dict, name: str) -> float | None:
+    """A measurement by name; Isaac Lab truncates long names, so a unique prefix match also counts."""
+    if name in values:
+        return values[name]
+    matches = [v for k, v in values.items() if k.startswith(name) or name.startswith(k)]
+    return matches[0] if len(matches) == 1 else None
+
+
+@dataclass
+class Measurement:
+    task: str
+    kind: str  # "runtime" or "training"
+    num_envs: int
+    figures: dict[str, float | None]
+    report: str
+
+
+def run_isaaclab_benchmark(kind: str, task: str, num_envs: int, args: list[str], out_dir: Path, log) -> Path:
+    """Run ``isaaclab benchmark <kind>`` in a new process; return its JSON report."""
+    report_dir = Path(tempfile.mkdtemp(prefix=f"{kind}_{task}_{num_envs}_", dir=out_dir))
+    command = [
+        sys.executable,
+        "-m",
+        "isaaclab",
+        "benchmark",
+        kind,
+        "--task",
+        task,
+        "--num_envs",
+        str(num_envs),
+        "--output_path",
+        str(report_dir),
+        "--benchmark_formatter",
+        "json",
+        *args,
+    ]
+    log(f"$ {' '.join(command)}")
+    result = subprocess.run(command, capture_output=True, text=True)
+    (report_dir / "output.log").write_text(result.stdout + result.stderr)
+    reports = sorted(report_dir.glob("*.json"))
+    if result.returncode != 0 or not reports:
+        raise RuntimeError(
+            f"isaaclab benchmark {kind} --task {task} failed (exit {result.returncode}); "
+            f"see {report_dir / 'output.log'}"
+        )
+    return reports[-1]
+
+
+def measure(kind: str, task: str, num_envs: int, args: list[str], out_dir: Path, log) -> Measurement:
+    report = run_isaaclab_benchmark(kind, task, num_envs, args, out_dir, log)
+    phases = parse_report(report)
+    startup = phases.get("startup", {})
+    creation = [_find_metric(startup, name) for name in STARTUP_METRICS]
+    figures = {"env_creation_s": sum(creation) / 1000 if None not in creation else None}
+    metrics = RUNTIME_METRICS if kind == "runtime" else TRAINING_METRICS
+    phase = phases.get("runtime" if kind == "runtime" else "train", {}) or phases.get("runtime", {})
+    for ours, theirs in metrics.items():
+        figures[ours] = _find_metric(phase, theirs)
+    return Measurement(task, kind, num_envs, figures, str(report))
+
+
+def ratio(ours: float | None, upstream: float | None) -> float | None:
+    return ours / upstream if ours is not None and upstream else None
+
+
+def compare(
+    pairs: list[str],
+    num_envs: list[int],
+    num_steps: int,
+    training_envs: int | None,
+    training_iterations: int,
+    device: str,
+    preset_args: list[str],
+    out_dir: Path,
+    log=print,
+) -> dict:
+    """Measure every pair at every size; return the full result (figures, ratios, machine, versions)."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    rows = []
+    for pair in pairs:
+        ours_task, upstream_task = PAIRS[pair]
+        jobs = [("runtime", n, ["--num_steps", str(num_steps), "--device", device, *preset_args]) for n in num_envs]
+        if training_iterations > 0 and training_envs:
+            jobs.append(
+                (
+                    "training",
+                    training_envs,
+                    [
+                        "--rl_library",
+                        "rsl_rl",
+                        "--max_iterations",
+                        str(training_iterations),
+                        "--device",
+                        device,
+                        *preset_args,
+                    ],
+                )
+            )
+        for index, (kind, n, args) in enumerate(jobs):
+            order = [ours_task, upstream_task] if index % 2 == 0 else [upstream_task, ours_task]
+            results = {task: measure(kind, task, n, args, out_dir, log) for task in order}
+            ours, upstream = results[ours_task], results[upstream_task]
+            rows.append(
+                {
+                    "pair": pair,
+                    "kind": kind,
+                    "num_envs": n,
+                    "ours": ours.figures,
+                    "upstream": upstream.figures,
+                    "ratio": {k: ratio(ours.figures[k], upstream.figures.get(k)) for k in ours.figures},
+                    "reports": {"ours": ours.report, "upstream": upstream.report},
+                }
+            )
+            log(format_row(rows[-1]))
+    return {
+        "date": datetime.now().isoformat(timespec="seconds"),
+        "device": device,
+        "presets": preset_args,
+        "machine": {"platform": platform.platform(), "processor": platform.processor(), "cpus": _cpu_count()},
+        "versions": _versions(),
+        "num_steps": num_steps,
+        "rows": rows,
+        "note": "ratio = ours / upstream; above 1 is better for env_steps_per_s, below 1 for times",
+    }
+
+
+def _cpu_count() -> int | None:
+    import os
+
+    return os.cpu_count()
+
+
+def _versions() -> dict:
+    from importlib.metadata import PackageNotFoundError, version
+
+    found = {}
+    for name in ("go2_locomotion", "isaaclab", "rsl-rl-lib", "torch", "newton", "warp-lang", "mujoco-warp"):
+        try:
+            found[name] = version(name)
+        except PackageNotFoundError:
+            found[name] = None
+    return found
+
+
+def format_row(row: dict) -> str:
+    parts = []
+    for key, value in row["ours"].items():
+        theirs, r = row["upstream"].get(key), row["ratio"].get(key)
+        if value is None:
+            continue
+        parts.append(f"{key} {value:.3g} vs {theirs:.3g} ({r:.2f}x)" if r else f"{key} {value:.3g}")
+    return f"{row['pair']:5s} {row['kind']:8s} N={row['num_envs']:<5d} " + "; ".join(parts)
+
+
+def plot(result: dict, path: Path) -> None:
+    """env-steps/s against num_envs, ours and upstream, one panel per pair."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    pairs = sorted({row["pair"] for row in result["rows"]})
+    fig, axes = plt.subplots(1, len(pairs), figsize=(5 * len(pairs), 4), squeeze=False)
+    for ax, pair in zip(axes[0], pairs):
+        rows = [r for r in result["rows"] if r["pair"] == pair and r["kind"] == "runtime"]
+        sizes = [r["num_envs"] for r in rows]
+        for side in ("ours", "upstream"):
+            ax.plot(sizes, [r[side]["env_steps_per_s"] for r in rows], marker="o", label=side)
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("num_envs")
+        ax.set_ylabel("env-steps/s (random actions)")
+        ax.set_title(f"{pair} ({result['device']})")
+        ax.grid(alpha=0.3)
+        ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)

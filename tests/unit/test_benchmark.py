@@ -1,0 +1,61 @@
+"""The benchmark's comparators and report handling, without running a simulator."""
+
+import json
+
+import pytest
+
+from go2_locomotion.benchmark import compare, upstream_tasks
+
+
+def _report(tmp_path, fps, creation_ms):
+    phases = [
+        {
+            "phase_name": "startup",
+            "metadata": [],
+            "measurements": [
+                {"name": "benchmark_runtime startup Scene Creation Time", "value": creation_ms[0], "unit": "ms"},
+                {"name": "benchmark_runtime startup Simulation Start Time", "value": creation_ms[1], "unit": "ms"},
+            ],
+        },
+        {
+            "phase_name": "runtime",
+            "metadata": [],
+            "measurements": [
+                {"name": "benchmark_runtime runtime Mean Total FPS", "value": fps, "unit": "FPS"},
+                {"name": "benchmark_runtime runtime Mean Iteration Time", "value": 1000.0 * 16 / fps, "unit": "ms"},
+            ],
+        },
+    ]
+    path = tmp_path / f"report_{fps}.json"
+    path.write_text(json.dumps(phases))
+    return path
+
+
+def test_parse_report_and_ratios(tmp_path, monkeypatch):
+    reports = {
+        "Go2-Flat": _report(tmp_path, 600.0, (4000.0, 2000.0)),
+        "Go2-Upstream-Flat-Offline": _report(tmp_path, 400.0, (5000.0, 3000.0)),
+    }
+    monkeypatch.setattr(compare, "run_isaaclab_benchmark", lambda kind, task, *a, **k: reports[task])
+    result = compare.compare(["flat"], [16], 50, None, 0, "cpu", [], tmp_path, log=lambda *_: None)
+    (row,) = result["rows"]
+    assert row["ours"]["env_steps_per_s"] == 600.0 and row["upstream"]["env_steps_per_s"] == 400.0
+    assert row["ours"]["env_creation_s"] == 6.0 and row["upstream"]["env_creation_s"] == 8.0
+    assert row["ratio"]["env_steps_per_s"] == pytest.approx(1.5)
+    assert row["ratio"]["env_creation_s"] == pytest.approx(0.75)
+    assert result["versions"]["isaaclab"] == "3.0.0"
+
+
+def test_comparators_are_upstream_with_local_files():
+    from isaaclab_tasks.core.velocity.config.go2.flat_env_cfg import UnitreeGo2FlatEnvCfg
+
+    ours = upstream_tasks.UpstreamGo2FlatOfflineEnvCfg()
+    theirs = UnitreeGo2FlatEnvCfg()
+    assert "://" not in ours.scene.robot.spawn.usd_path
+    assert ours.scene.terrain.terrain_type == "usd" and "://" not in ours.scene.terrain.usd_path
+    assert ours.scene.sky_light.spawn.texture_file is None
+    # the MDP is upstream's, untouched
+    for section in ("observations", "actions", "rewards", "terminations", "events", "commands"):
+        assert getattr(ours, section).to_dict() == getattr(theirs, section).to_dict(), section
+    assert ours.scene.robot.actuators == theirs.scene.robot.actuators
+    assert ours.sim.to_dict() == theirs.sim.to_dict()
