@@ -160,3 +160,20 @@ def test_agents():
     assert transitions == 98_304
     assert transitions // rough.algorithm.num_mini_batches == 24_576
     assert rough.algorithm.num_mini_batches * rough.algorithm.num_learning_epochs == 20
+
+
+@pytest.mark.parametrize(("task", "njmax"), [("Go2-Flat", 65), ("Go2-Rough", 1000)])
+def test_physics_presets_resolve_like_isaac_lab(task, njmax):
+    from isaaclab.physics import PhysxAutoCfg
+    from isaaclab_newton.physics import NewtonCfg
+    from isaaclab_tasks.utils import resolve_task_config
+
+    import go2_locomotion.tasks  # noqa: F401
+
+    default, _ = resolve_task_config(task, None, overrides=[])
+    assert isinstance(default.sim.physics, NewtonCfg) and default.sim.physics.solver_cfg.njmax == njmax
+    physx, _ = resolve_task_config(task, None, overrides=["physics=physx"])
+    assert isinstance(physx.sim.physics, PhysxAutoCfg)
+    # the PhysX path keeps the same MDP
+    assert physx.rewards.to_dict() == default.rewards.to_dict()
+    assert physx.scene.robot.spawn.usd_path == default.scene.robot.spawn.usd_path
