@@ -17,6 +17,20 @@ PANELS = {
 }
 """Panels of the PNG: title -> scalar tags."""
 
+SMOOTHING = 10
+"""Iterations in the trailing mean drawn over each (faint) raw curve."""
+
+
+def rolling_mean(values: list[float], window: int) -> list[float]:
+    """Trailing mean over up to ``window`` values (fewer at the start)."""
+    out, total = [], 0.0
+    for i, value in enumerate(values):
+        total += value
+        if i >= window:
+            total -= values[i - window]
+        out.append(total / min(i + 1, window))
+    return out
+
 
 def read_scalars(run_dir: Path) -> dict[str, dict[int, float]]:
     """All scalars of the run's TensorBoard events: tag -> {iteration: value}."""
@@ -41,7 +55,7 @@ def write_csv(scalars: dict[str, dict[int, float]], path: Path) -> None:
 
 
 def plot(scalars: dict[str, dict[int, float]], path: Path, title: str) -> None:
-    """The learning panels plus the per-term episode rewards."""
+    """The learning panels plus the per-term episode rewards; raw values faint, trailing means bold."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -54,7 +68,9 @@ def plot(scalars: dict[str, dict[int, float]], path: Path, title: str) -> None:
         for tag in tags:
             if tag in scalars:
                 its = sorted(scalars[tag])
-                ax.plot(its, [scalars[tag][i] for i in its], label=tag.split("/")[-1])
+                values = [scalars[tag][i] for i in its]
+                (line,) = ax.plot(its, values, alpha=0.3, linewidth=0.8)
+                ax.plot(its, rolling_mean(values, SMOOTHING), color=line.get_color(), label=tag.split("/")[-1])
         ax.set_title(name)
         ax.set_xlabel("iteration")
         ax.grid(alpha=0.3)
