@@ -59,3 +59,21 @@ def test_comparators_are_upstream_with_local_files():
         assert getattr(ours, section).to_dict() == getattr(theirs, section).to_dict(), section
     assert ours.scene.robot.actuators == theirs.scene.robot.actuators
     assert ours.sim.to_dict() == theirs.sim.to_dict()
+
+
+def test_a_failed_measurement_is_recorded_and_the_rest_go_on(tmp_path, monkeypatch):
+    good = _report(tmp_path, 500.0, (1000.0, 1000.0))
+
+    def fake(kind, task, *args, **kwargs):
+        if kind == "training":
+            raise RuntimeError(f"isaaclab benchmark training --task {task} failed (exit 1)")
+        return good
+
+    monkeypatch.setattr(compare, "run_isaaclab_benchmark", fake)
+    result = compare.compare(["flat"], [16, 64], 50, 64, 1, "cpu", [], tmp_path, log=lambda *_: None)
+    assert [(r["kind"], r["num_envs"], "error" in r) for r in result["rows"]] == [
+        ("runtime", 16, False),
+        ("runtime", 64, False),
+        ("training", 64, True),
+    ]
+    assert "FAILED" in compare.format_row(result["rows"][-1])

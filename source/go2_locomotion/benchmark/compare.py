@@ -138,36 +138,23 @@ def compare(
         ours_task, upstream_task = PAIRS[pair]
         jobs = [("runtime", n, ["--num_steps", str(num_steps), "--device", device, *preset_args]) for n in num_envs]
         if training_iterations > 0 and training_envs:
-            jobs.append(
-                (
-                    "training",
-                    training_envs,
-                    [
-                        "--rl_library",
-                        "rsl_rl",
-                        "--max_iterations",
-                        str(training_iterations),
-                        "--device",
-                        device,
-                        *preset_args,
-                    ],
-                )
-            )
+            # Isaac Lab's RSL-RL configs default the learner to cuda:0; keep it on the simulation device
+            training_args = ["--rl_library", "rsl_rl", "--max_iterations", str(training_iterations)]
+            training_args += ["--device", device, f"agent.device={device}", *preset_args]
+            jobs.append(("training", training_envs, training_args))
         for index, (kind, n, args) in enumerate(jobs):
             order = [ours_task, upstream_task] if index % 2 == 0 else [upstream_task, ours_task]
-            results = {task: measure(kind, task, n, args, out_dir, log) for task in order}
+            try:
+                results = {task: measure(kind, task, n, args, out_dir, log) for task in order}
+            except RuntimeError as error:  # one failed measurement must not lose the others
+                log(f"FAILED: {error}")
+                rows.append({"pair": pair, "kind": kind, "num_envs": n, "error": str(error)})
+                continue
             ours, upstream = results[ours_task], results[upstream_task]
-            rows.append(
-                {
-                    "pair": pair,
-                    "kind": kind,
-                    "num_envs": n,
-                    "ours": ours.figures,
-                    "upstream": upstream.figures,
-                    "ratio": {k: ratio(ours.figures[k], upstream.figures.get(k)) for k in ours.figures},
-                    "reports": {"ours": ours.report, "upstream": upstream.report},
-                }
-            )
+            figures = {"ours": ours.figures, "upstream": upstream.figures}
+            figures["ratio"] = {k: ratio(ours.figures[k], upstream.figures.get(k)) for k in ours.figures}
+            figures["reports"] = {"ours": ours.report, "upstream": upstream.report}
+            rows.append({"pair": pair, "kind": kind, "num_envs": n, **figures})
             log(format_row(rows[-1]))
     return {
         "date": datetime.now().isoformat(timespec="seconds"),
@@ -200,6 +187,8 @@ def _versions() -> dict:
 
 
 def format_row(row: dict) -> str:
+    if "error" in row:
+        return f"{row['pair']:5s} {row['kind']:8s} N={row['num_envs']:<5d} FAILED: {row['error']}"
     parts = []
     for key, value in row["ours"].items():
         theirs, r = row["upstream"].get(key), row["ratio"].get(key)
@@ -219,7 +208,7 @@ def plot(result: dict, path: Path) -> None:
     pairs = sorted({row["pair"] for row in result["rows"]})
     fig, axes = plt.subplots(1, len(pairs), figsize=(5 * len(pairs), 4), squeeze=False)
     for ax, pair in zip(axes[0], pairs):
-        rows = [r for r in result["rows"] if r["pair"] == pair and r["kind"] == "runtime"]
+        rows = [r for r in result["rows"] if r["pair"] == pair and r["kind"] == "runtime" and "error" not in r]
         sizes = [r["num_envs"] for r in rows]
         for side in ("ours", "upstream"):
             ax.plot(sizes, [r[side]["env_steps_per_s"] for r in rows], marker="o", label=side)

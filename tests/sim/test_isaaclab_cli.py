@@ -1,0 +1,27 @@
+"""Isaac Lab 3.0's own CLI, the reference client, finds and runs the tasks through the isaaclab.tasks entry point."""
+
+import subprocess
+import sys
+
+import pytest
+
+
+def isaaclab(*args: str, cwd) -> subprocess.CompletedProcess:
+    command = [sys.executable, "-m", "isaaclab", *args]
+    return subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=900)
+
+
+def test_list_envs_shows_the_four_tasks(tmp_path):
+    result = isaaclab("list_envs", "--keyword", "Go2-", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr[-2000:]
+    for task in ("Go2-Rough", "Go2-Flat", "Go2-Rough-Play", "Go2-Flat-Play"):
+        assert f"| {task} " in result.stdout, result.stdout
+
+
+@pytest.mark.parametrize("task", ["Go2-Flat", "Go2-Rough"])
+def test_zero_agent_runs(task, tmp_path):
+    small_terrain = ["env.scene.terrain.terrain_generator.num_rows=2"] if task == "Go2-Rough" else []
+    args = ["--task", task, "--num_envs", "4", "--device", "cpu", "--max_steps", "20", *small_terrain]
+    result = isaaclab("zero_agent", *args, cwd=tmp_path)
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-3000:]
+    assert "Zero agent is running" in result.stdout
