@@ -25,11 +25,7 @@ PAIRS = {
 STARTUP_METRICS = ("Scene Creation Time", "Simulation Start Time")
 """Startup phases that make up environment creation [ms]."""
 RUNTIME_METRICS = {"env_steps_per_s": "Mean Total FPS", "iteration_time_ms": "Mean Iteration Time"}
-TRAINING_METRICS = {
-    "training_env_steps_per_s": "Mean Total FPS",
-    "collection_time_s": "Mean Collection Time",
-    "learning_time_s": "Mean Learning Time",
-}
+TRAINING_METRICS = {"training_env_steps_per_s": "Mean Total FPS"}
 """Our figure name -> Isaac Lab benchmark measurement name."""
 HIGHER_IS_BETTER = {"env_steps_per_s", "training_env_steps_per_s"}
 
@@ -45,8 +41,11 @@ def parse_report(path: Path) -> dict[str, dict[str, float]]:
             # names read "<workflow> <phase> <measurement>"
             parts = m["name"].split(" ", 2)
             prefix_len = len(parts)
-            if prefix_len == 3:
-                values[parts[2]] = float(m["value"])
+            if prefix_len == 3 and isinstance(m["value"], (int, float, str)):
+                try:
+                    values[parts[2]] = float(m["value"])
+                except ValueError:
+                    continue  # a label, not a number
         for m in phase.get("metadata", []):
             parts = m["name"].split(" ", 2)
             if len(parts) == 3:
@@ -109,10 +108,18 @@ def measure(kind: str, task: str, num_envs: int, args: list[str], out_dir: Path,
     startup = phases.get("startup", {})
     creation = [_find_metric(startup, name) for name in STARTUP_METRICS]
     figures = {"env_creation_s": sum(creation) / 1000 if None not in creation else None}
-    metrics = RUNTIME_METRICS if kind == "runtime" else TRAINING_METRICS
-    phase = phases.get("runtime" if kind == "runtime" else "train", {}) or phases.get("runtime", {})
-    for ours, theirs in metrics.items():
-        figures[ours] = _find_metric(phase, theirs)
+    runtime = phases.get("runtime", {})
+    for ours, theirs in (RUNTIME_METRICS if kind == "runtime" else TRAINING_METRICS).items():
+        figures[ours] = _find_metric(runtime, theirs)
+    if kind == "training":
+        # an iteration = collection (steps / collection FPS) + learning (the rest)
+        iteration_ms = _find_metric(runtime, "Mean Iteration Time")
+        steps = _find_metric(runtime, "Steps per Iteration")
+        collection_fps = _find_metric(runtime, "Mean Collection FPS")
+        if None not in (iteration_ms, steps, collection_fps) and collection_fps > 0:
+            figures["iteration_time_s"] = iteration_ms / 1000
+            figures["collection_time_s"] = steps / collection_fps
+            figures["learning_time_s"] = iteration_ms / 1000 - steps / collection_fps
     return Measurement(task, kind, num_envs, figures, str(report))
 
 

@@ -153,7 +153,7 @@ class Go2SceneCfg(InteractiveSceneCfg):
     """17 x 11 = 187 ground heights under the trunk on a 1.6 m x 1.0 m grid at 0.1 m. It has no update period:
     sensors update lazily, so rays are cast only when a term reads them (once per policy step)."""
 
-    contact_forces = ContactSensorCfg(prim_path="{ENV_REGEX_NS}/Robot/.*", history_length=3, track_air_time=True)
+    contact_forces = ContactSensorCfg(prim_path="{ENV_REGEX_NS}/Robot/[^/]*", history_length=3, track_air_time=True)
     """Net contact force on every body, with 3 physics steps of history and foot air time."""
 
     sky_light = AssetBaseCfg(prim_path="/World/skyLight", spawn=sim_utils.DomeLightCfg(intensity=750.0))
