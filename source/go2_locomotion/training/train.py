@@ -15,6 +15,7 @@ import time
 from datetime import datetime
 from pathlib import Path
 
+from ..assets.go2_description import JOINT_NAMES
 from . import preflight
 from .checkpoints import check_compatible, log_root, read_checkpoint, resolve_checkpoint
 from .cli import make_parser, parse_args
@@ -88,7 +89,9 @@ def _train(argv: list[str] | None) -> int:
     if problems:
         raise UsageError(*problems)
     world_size = int(os.getenv("WORLD_SIZE", "1")) if args.distributed else 1
-    geometry = rollout_geometry(env_cfg, agent_cfg, preflight.config_observation_widths(env_cfg), world_size)
+    # from the config alone: the Go2's 12 joints are the action
+    widths = preflight.config_observation_widths(env_cfg)
+    geometry = rollout_geometry(env_cfg, agent_cfg, widths, len(JOINT_NAMES), world_size)
     if args.check:
         print(geometry.report())
         for warning in geometry.warnings():
@@ -126,7 +129,14 @@ def _train(argv: list[str] | None) -> int:
         if checkpoint is not None:
             check_compatible(checkpoint, resume_path, runner.alg.get_policy(), task)
         # the live widths, now that the observation manager exists
-        geometry = rollout_geometry(env_cfg, agent_cfg, env.unwrapped.observation_manager.group_obs_dim, world_size)
+        managers = env.unwrapped
+        geometry = rollout_geometry(
+            env_cfg,
+            agent_cfg,
+            managers.observation_manager.group_obs_dim,
+            managers.action_manager.total_action_dim,
+            world_size,
+        )
         if rank in (None, 0):
             print(geometry.report())
             for warning in geometry.warnings():
@@ -167,10 +177,10 @@ def _train(argv: list[str] | None) -> int:
     return 0
 
 
-def rollout_geometry(env_cfg, agent_cfg, observation_widths: dict, world_size: int) -> preflight.RolloutGeometry:
+def rollout_geometry(
+    env_cfg, agent_cfg, observation_widths: dict, action_width: int, world_size: int
+) -> preflight.RolloutGeometry:
     """The rollout shape; ``observation_widths`` maps group -> width (an int or a 1-tuple shape)."""
-    from go2_locomotion.assets.go2_description import JOINT_NAMES
-
     widths = {name: (w[0] if isinstance(w, tuple) else w) for name, w in observation_widths.items()}
     return preflight.RolloutGeometry(
         num_envs=env_cfg.scene.num_envs,
@@ -178,7 +188,7 @@ def rollout_geometry(env_cfg, agent_cfg, observation_widths: dict, world_size: i
         mini_batches=agent_cfg.algorithm.num_mini_batches,
         epochs=agent_cfg.algorithm.num_learning_epochs,
         observation_widths={name: w for name, w in widths.items() if w is not None},
-        action_width=len(JOINT_NAMES),
+        action_width=action_width,
         world_size=world_size,
     )
 
