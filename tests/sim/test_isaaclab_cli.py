@@ -25,3 +25,22 @@ def test_zero_agent_runs(task, tmp_path):
     result = isaaclab("zero_agent", *args, cwd=tmp_path)
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-3000:]
     assert "Zero agent is running" in result.stdout
+
+
+def test_isaaclab_train_one_iteration(tmp_path):
+    result = isaaclab(
+        "train",
+        "--task",
+        "Go2-Flat",
+        "--num_envs",
+        "8",
+        "--max_iterations",
+        "1",
+        "--device",
+        "cpu",
+        "agent.device=cpu",
+        cwd=tmp_path,
+    )
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-3000:]
+    (run,) = (tmp_path / "logs" / "rsl_rl" / "go2_flat").iterdir()
+    assert (run / "model_0.pt").is_file()
