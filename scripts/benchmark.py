@@ -20,6 +20,7 @@ if __name__ == "__main__":
     parser.add_argument("--num_steps", type=int, default=50, help="Measured env steps per runtime benchmark.")
     parser.add_argument("--training_envs", type=int, default=64, help="Envs for the training benchmark (0: skip).")
     parser.add_argument("--training_iterations", type=int, default=2)
+    parser.add_argument("--repeats", type=int, default=1, help="Alternating repeats per figure; medians are kept.")
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--out", default="benchmark_results", help="Output folder.")
     parser.add_argument("presets", nargs="*", help="Preset selectors passed on, e.g. physics=newton_mjwarp.")
@@ -34,6 +35,7 @@ if __name__ == "__main__":
         args.device,
         args.presets,
         out,
+        repeats=args.repeats,
     )
     (out / "benchmark.json").write_text(json.dumps(result, indent=2) + "\n")
     plot(result, out / "benchmark.png")

@@ -77,3 +77,25 @@ def test_a_failed_measurement_is_recorded_and_the_rest_go_on(tmp_path, monkeypat
         ("training", 64, True),
     ]
     assert "FAILED" in compare.format_row(result["rows"][-1])
+
+
+def test_repeats_alternate_and_keep_medians(tmp_path, monkeypatch):
+    fps = {"Go2-Flat": iter([500.0, 700.0, 600.0]), "Go2-Upstream-Flat-Offline": iter([400.0, 300.0, 800.0])}
+    calls = []
+
+    def fake(kind, task, *args, **kwargs):
+        calls.append(task)
+        return _report(tmp_path, next(fps[task]), (1000.0, 1000.0))
+
+    monkeypatch.setattr(compare, "run_isaaclab_benchmark", fake)
+    result = compare.compare(["flat"], [16], 50, None, 0, "cpu", [], tmp_path, log=lambda *_: None, repeats=3)
+    # first ours, then upstream first, then ours first again
+    assert calls == ["Go2-Flat", "Go2-Upstream-Flat-Offline"] * 1 + ["Go2-Upstream-Flat-Offline", "Go2-Flat"] + [
+        "Go2-Flat",
+        "Go2-Upstream-Flat-Offline",
+    ]
+    (row,) = result["rows"]
+    # medians: ours 600 of (500, 700, 600), upstream 400 of (400, 300, 800)
+    assert (row["ours"]["env_steps_per_s"], row["upstream"]["env_steps_per_s"]) == (600.0, 400.0)
+    assert row["ratio"]["env_steps_per_s"] == pytest.approx(1.5)
+    assert len(row["samples"]["ours"]) == 3

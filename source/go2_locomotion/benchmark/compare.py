@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import platform
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -123,6 +124,16 @@ def measure(kind: str, task: str, num_envs: int, args: list[str], out_dir: Path,
     return Measurement(task, kind, num_envs, figures, str(report))
 
 
+def median_figures(measurements: list[Measurement]) -> dict[str, float | None]:
+    """Per figure, the median over repeated measurements (None if any repeat lacks it)."""
+    keys = measurements[0].figures.keys()
+    medians = {}
+    for key in keys:
+        values = [m.figures.get(key) for m in measurements]
+        medians[key] = None if None in values else statistics.median(values)
+    return medians
+
+
 def ratio(ours: float | None, upstream: float | None) -> float | None:
     return ours / upstream if ours is not None and upstream else None
 
@@ -137,8 +148,10 @@ def compare(
     preset_args: list[str],
     out_dir: Path,
     log=print,
+    repeats: int = 1,
 ) -> dict:
-    """Measure every pair at every size; return the full result (figures, ratios, machine, versions)."""
+    """Measure every pair at every size ``repeats`` times; return the medians, their ratios, every sample, the
+    machine and the versions."""
     out_dir.mkdir(parents=True, exist_ok=True)
     rows = []
     for pair in pairs:
@@ -150,18 +163,33 @@ def compare(
             training_args += ["--device", device, f"agent.device={device}", *preset_args]
             jobs.append(("training", training_envs, training_args))
         for index, (kind, n, args) in enumerate(jobs):
-            order = [ours_task, upstream_task] if index % 2 == 0 else [upstream_task, ours_task]
+            samples = {ours_task: [], upstream_task: []}
             try:
-                results = {task: measure(kind, task, n, args, out_dir, log) for task in order}
+                for repeat in range(repeats):
+                    # alternate who goes first, across sizes and across repeats
+                    first_ours = (index + repeat) % 2 == 0
+                    for task in [ours_task, upstream_task] if first_ours else [upstream_task, ours_task]:
+                        samples[task].append(measure(kind, task, n, args, out_dir, log))
             except RuntimeError as error:  # one failed measurement must not lose the others
                 log(f"FAILED: {error}")
                 rows.append({"pair": pair, "kind": kind, "num_envs": n, "error": str(error)})
                 continue
-            ours, upstream = results[ours_task], results[upstream_task]
-            figures = {"ours": ours.figures, "upstream": upstream.figures}
-            figures["ratio"] = {k: ratio(ours.figures[k], upstream.figures.get(k)) for k in ours.figures}
-            figures["reports"] = {"ours": ours.report, "upstream": upstream.report}
-            rows.append({"pair": pair, "kind": kind, "num_envs": n, **figures})
+            ours, upstream = median_figures(samples[ours_task]), median_figures(samples[upstream_task])
+            rows.append(
+                {
+                    "pair": pair,
+                    "kind": kind,
+                    "num_envs": n,
+                    "repeats": repeats,
+                    "ours": ours,
+                    "upstream": upstream,
+                    "ratio": {k: ratio(ours[k], upstream.get(k)) for k in ours},
+                    "samples": {
+                        "ours": [m.figures for m in samples[ours_task]],
+                        "upstream": [m.figures for m in samples[upstream_task]],
+                    },
+                }
+            )
             log(format_row(rows[-1]))
     return {
         "date": datetime.now().isoformat(timespec="seconds"),
@@ -170,6 +198,7 @@ def compare(
         "machine": {"platform": platform.platform(), "processor": platform.processor(), "cpus": _cpu_count()},
         "versions": _versions(),
         "num_steps": num_steps,
+        "repeats": repeats,
         "rows": rows,
         "note": "ratio = ours / upstream; above 1 is better for env_steps_per_s, below 1 for times",
     }
