@@ -126,3 +126,8 @@ def _gf_quatf(quat):
     from pxr import Gf
 
     return Gf.Quatf(float(quat.GetReal()), *(float(v) for v in quat.GetImaginary()))
+
+
+if __name__ == "__main__":
+    # Build the cached asset ahead of time (e.g. on a login node, or outside Isaac Sim) and print its path.
+    print(ensure_go2_usd())
