@@ -21,6 +21,17 @@ AGENT_ENTRY_POINT = "rsl_rl_cfg_entry_point"
 """Agent key recorded in the run manifest; Isaac Lab's ``train`` records the same by default."""
 
 
+def checkpoint_iteration(path: Path | str) -> int:
+    """The iteration in a checkpoint's file name: ``model_10.pt`` -> 10."""
+    return int(re.fullmatch(r"model_(\d+)\.pt", Path(path).name).group(1))
+
+
+def list_checkpoints(folder: Path) -> list[Path]:
+    """The ``model_<iteration>.pt`` files of a run folder, in iteration order."""
+    models = [p for p in Path(folder).iterdir() if p.is_file() and re.fullmatch(CHECKPOINT_PATTERN, p.name)]
+    return sorted(models, key=checkpoint_iteration)
+
+
 def log_root(experiment_name: str, logs_dir: str | Path = "logs") -> Path:
     """``logs/rsl_rl/<experiment>``, the RSL-RL layout Isaac Lab uses, relative to the working directory."""
     return (Path(logs_dir) / "rsl_rl" / experiment_name).absolute()
@@ -57,10 +68,10 @@ def resolve_checkpoint(checkpoint: str, *, root: Path, task: str) -> Path:
         return Path(found)
     path = Path(checkpoint).expanduser().absolute()
     if path.is_dir():
-        models = [p for p in path.iterdir() if p.is_file() and re.fullmatch(CHECKPOINT_PATTERN, p.name)]
+        models = list_checkpoints(path)
         if not models:
             raise UsageError(f"--checkpoint {checkpoint}: the folder has no model_<iteration>.pt")
-        return max(models, key=lambda p: int(re.search(r"\d+", p.name).group()))
+        return models[-1]
     if not path.is_file():
         raise UsageError(f"--checkpoint {checkpoint}: no such file or folder")
     return path

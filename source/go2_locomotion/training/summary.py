@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
+from .checkpoints import list_checkpoints
 from .preflight import RolloutGeometry
 
 SUMMARY_FILE = "run_summary.json"
@@ -95,9 +96,7 @@ class RunRecorder:
             "throughput_env_steps_per_s": g.global_transitions * iterations / busy if busy > 0 else None,
             "last_mean_reward": self.last_mean_reward,
             "last_mean_episode_length": self.last_mean_episode_length,
-            "checkpoints": sorted(
-                (str(p) for p in self.log_dir.glob("model_*.pt")), key=lambda p: int(p.rsplit("_", 1)[1][:-3])
-            ),
+            "checkpoints": [str(p) for p in list_checkpoints(self.log_dir)],
             "geometry": g.as_dict(),
         }
 

@@ -93,9 +93,7 @@ def _train(argv: list[str] | None) -> int:
     widths = preflight.config_observation_widths(env_cfg)
     geometry = rollout_geometry(env_cfg, agent_cfg, widths, len(JOINT_NAMES), world_size)
     if args.check:
-        print(geometry.report())
-        for warning in geometry.warnings():
-            print(f"warning: {warning}")
+        print_geometry(geometry)
         print("[go2] configuration OK")
         return 0
 
@@ -138,9 +136,7 @@ def _train(argv: list[str] | None) -> int:
             world_size,
         )
         if rank in (None, 0):
-            print(geometry.report())
-            for warning in geometry.warnings():
-                print(f"warning: {warning}")
+            print_geometry(geometry)
 
         # From here on the run folder exists.
         if rank in (None, 0):
@@ -175,6 +171,13 @@ def _train(argv: list[str] | None) -> int:
         if recorder:
             recorder.write(status)
     return 0
+
+
+def print_geometry(geometry: preflight.RolloutGeometry) -> None:
+    """The geometry report, then its warnings."""
+    print(geometry.report())
+    for warning in geometry.warnings():
+        print(f"warning: {warning}")
 
 
 def rollout_geometry(
