@@ -17,6 +17,7 @@ from isaaclab_newton.sim.schemas import NewtonArticulationCfg
 from isaaclab_physx.sim.schemas import PhysxArticulationCfg, PhysxRigidBodyCfg
 
 from . import go2_usd
+from .go2_description import JOINT_NAMES
 
 SPAWN_HEIGHT = 0.4
 """Height of the trunk origin when an episode starts [m]; the feet then drop about 7 cm to the ground."""
@@ -95,6 +96,10 @@ GO2_CFG = ArticulationCfg(
         pos=(0.0, 0.0, SPAWN_HEIGHT), joint_pos=STANDING_JOINT_POS, joint_vel={".*": 0.0}
     ),
     soft_joint_pos_limit_factor=0.9,
+    # Newton enumerates the joints leg by leg, PhysX joint type by joint type: pinning the public order makes a
+    # policy trained on one backend read and drive the same joints on the other. On Newton this is its native
+    # order, so no permutation runs there.
+    joint_ordering=JOINT_NAMES,
     actuators={
         "legs": DCMotorCfg(
             joint_names_expr=[".*_hip_joint", ".*_thigh_joint", ".*_calf_joint"],

@@ -1,0 +1,249 @@
+"""Reading and checking a deploy bundle: ``deploy.yaml`` (the manifest) next to ``policy.onnx``.
+
+Imports numpy, onnxruntime and PyYAML only, so a robot-side computer can use it without Isaac Lab.
+
+Manifest layout (``format: go2_locomotion.deploy/1``); per-joint lists are in the policy's joint order
+(``joints.names``) unless the field name says ``sdk2``:
+
+- ``timing``: ``policy_rate_hz``, ``policy_dt`` [s], ``sim_dt`` [s], ``decimation``;
+- ``joints``: ``names``, ``backend`` and ``backend_names`` (where the order came from), ``sdk2_names``,
+  ``policy_to_sdk2`` (SDK2 motor index of each policy joint), ``sdk2_to_policy``, ``default_position`` [rad],
+  ``default_velocity`` [rad/s], ``position_limits`` [rad];
+- ``actuators``: ``model``, ``kp`` [N m/rad], ``kd`` [N m s/rad], ``effort_limit`` [N m], ``velocity_limit``
+  [rad/s], ``saturation_effort`` [N m];
+- ``action``: ``width``, ``scale``, ``offset`` [rad], ``clip`` ([lower, upper] per joint or null),
+  ``policy_output_clip`` (symmetric clip of the raw policy output or null); target = offset + scale x action;
+- ``observation``: ``width``, ``noise`` (where noise applies: training only), ``terms`` (ordered: ``name``,
+  ``function``, ``input``, ``start``, ``width``, ``scale``, ``clip``, ``units``, ``noise``, term ``params``),
+  ``normalizer`` (statistics, already inside policy.onnx, or null);
+- ``commands``: the velocity command's ranges;
+- ``policy``: ``file``, ``sha256``, ``input`` / ``output`` names and widths.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import yaml
+
+FORMAT = "go2_locomotion.deploy/1"
+"""Manifest format tag; a reader refuses other formats."""
+
+MANIFEST_FILE = "deploy.yaml"
+"""Manifest file name inside a bundle folder."""
+
+POLICY_FILE = "policy.onnx"
+"""Policy file name inside a bundle folder."""
+
+NUM_JOINTS = 12
+"""Actuated joints of the Go2."""
+
+SDK2_JOINT_ORDER = tuple(f"{leg}_{part}_joint" for leg in ("FR", "FL", "RR", "RL") for part in ("hip", "thigh", "calf"))
+"""Unitree SDK2 motor order (``LowCmd.motor_cmd[i]`` / ``LowState.motor_state[i]``): 0-2 FR, 3-5 FL, 6-8 RR,
+9-11 RL, each hip, thigh, calf."""
+
+OBSERVATION_INPUTS: dict[str, tuple[str, str]] = {
+    "base_lin_vel": ("base_lin_vel", "trunk linear velocity in the trunk frame [m/s], [3]"),
+    "base_ang_vel": ("base_ang_vel", "trunk angular velocity in the trunk frame (IMU gyroscope) [rad/s], [3]"),
+    "projected_gravity": (
+        "projected_gravity",
+        "unit gravity vector in the trunk frame, (0, 0, -1) when level; from the IMU quaternion, [3]",
+    ),
+    "generated_commands": ("command", "velocity command: lin x [m/s], lin y [m/s], yaw rate [rad/s], [3]"),
+    "joint_pos_rel": ("joint_pos", "joint positions minus joints.default_position [rad], [12] policy order"),
+    "joint_vel_rel": ("joint_vel", "joint velocities minus joints.default_velocity [rad/s], [12] policy order"),
+    "last_action": ("last_action", "previous raw policy output (after policy_output_clip), [12] policy order"),
+    "height_scan": (
+        "height_scan",
+        "scanner height above the ground at each scan point minus params.offset [m]; points in params.points_xy "
+        "(trunk position, yaw-aligned frame); scanner = trunk origin + params.sensor_offset_z",
+    ),
+}
+"""Observation functions the reference controller can rebuild: function name -> (state input, meaning)."""
+
+
+class BundleError(ValueError):
+    """A bundle that cannot be used; the message names the file and the field."""
+
+
+def sha256_file(path: Path) -> str:
+    """Hex SHA-256 of a file."""
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+@dataclass(frozen=True)
+class Bundle:
+    """A checked bundle: the manifest plus the per-joint arrays a controller needs, as numpy arrays."""
+
+    directory: Path
+    """Bundle folder."""
+    manifest: dict[str, Any]
+    """The parsed ``deploy.yaml``."""
+    policy_path: Path
+    """``policy.onnx``."""
+    policy_to_sdk2: np.ndarray
+    """``[12]`` int: SDK2 motor index of each policy joint."""
+    sdk2_to_policy: np.ndarray
+    """``[12]`` int: policy index of each SDK2 motor."""
+
+    @property
+    def manifest_path(self) -> Path:
+        return self.directory / MANIFEST_FILE
+
+    def field(self, dotted: str) -> Any:
+        """A manifest value by dotted name, e.g. ``"timing.policy_dt"``."""
+        return _field(self.manifest, dotted, self.manifest_path)
+
+    def joint_array(self, dotted: str) -> np.ndarray:
+        """A per-joint manifest list ``[12]`` (policy order) as float64."""
+        return _joint_array(self.manifest, dotted, self.manifest_path)
+
+
+def _field(manifest: dict, dotted: str, path: Path) -> Any:
+    value: Any = manifest
+    for i, key in enumerate(dotted.split(".")):
+        if not isinstance(value, dict) or key not in value:
+            raise BundleError(f"{path}: field '{'.'.join(dotted.split('.')[: i + 1])}' is missing")
+        value = value[key]
+    return value
+
+
+def _joint_array(manifest: dict, dotted: str, path: Path) -> np.ndarray:
+    value = _field(manifest, dotted, path)
+    try:
+        array = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise BundleError(f"{path}: field '{dotted}' must be a list of {NUM_JOINTS} numbers, got {value!r}") from None
+    if array.shape != (NUM_JOINTS,):
+        raise BundleError(f"{path}: field '{dotted}' must hold {NUM_JOINTS} numbers, got shape {list(array.shape)}")
+    return array
+
+
+def _check_joints(manifest: dict, path: Path) -> tuple[np.ndarray, np.ndarray]:
+    names = _field(manifest, "joints.names", path)
+    if not isinstance(names, list) or len(names) != NUM_JOINTS:
+        raise BundleError(f"{path}: field 'joints.names' must list the {NUM_JOINTS} joints, got {names!r}")
+    for name in names:
+        if name not in SDK2_JOINT_ORDER:
+            raise BundleError(
+                f"{path}: field 'joints.names' has unknown joint {name!r}; accepted: {', '.join(SDK2_JOINT_ORDER)}"
+            )
+    if len(set(names)) != NUM_JOINTS:
+        raise BundleError(f"{path}: field 'joints.names' lists a joint twice: {names}")
+    if _field(manifest, "joints.sdk2_names", path) != list(SDK2_JOINT_ORDER):
+        raise BundleError(f"{path}: field 'joints.sdk2_names' must be {list(SDK2_JOINT_ORDER)}")
+    expected = [SDK2_JOINT_ORDER.index(name) for name in names]
+    if _field(manifest, "joints.policy_to_sdk2", path) != expected:
+        raise BundleError(
+            f"{path}: field 'joints.policy_to_sdk2' is {_field(manifest, 'joints.policy_to_sdk2', path)}, but "
+            f"joints.names gives {expected}"
+        )
+    inverse = [names.index(name) for name in SDK2_JOINT_ORDER]
+    if _field(manifest, "joints.sdk2_to_policy", path) != inverse:
+        raise BundleError(
+            f"{path}: field 'joints.sdk2_to_policy' is {_field(manifest, 'joints.sdk2_to_policy', path)}, but "
+            f"joints.names gives {inverse}"
+        )
+    return np.asarray(expected), np.asarray(inverse)
+
+
+def _check_observation(manifest: dict, path: Path) -> int:
+    width = _field(manifest, "observation.width", path)
+    terms = _field(manifest, "observation.terms", path)
+    start = 0
+    for index, term in enumerate(terms):
+        where = f"observation.terms[{index}]"
+        for key in ("name", "function", "width", "start"):
+            if key not in term:
+                raise BundleError(f"{path}: field '{where}.{key}' is missing")
+        if term["function"] not in OBSERVATION_INPUTS:
+            raise BundleError(
+                f"{path}: field '{where}.function' is {term['function']!r} (term {term['name']!r}); the reference "
+                f"controller builds: {', '.join(OBSERVATION_INPUTS)}"
+            )
+        if term["start"] != start:
+            raise BundleError(f"{path}: field '{where}.start' is {term['start']}, expected {start}")
+        start += term["width"]
+    if start != width:
+        raise BundleError(f"{path}: field 'observation.width' is {width}, but the terms add up to {start}")
+    return width
+
+
+def _check_policy(manifest: dict, policy_path: Path, path: Path) -> None:
+    import onnxruntime as ort
+
+    expected_hash = _field(manifest, "policy.sha256", path)
+    if sha256_file(policy_path) != expected_hash:
+        raise BundleError(
+            f"{path}: field 'policy.sha256' does not match {policy_path} (the policy was replaced after export)"
+        )
+    session = ort.InferenceSession(str(policy_path), providers=["CPUExecutionProvider"])
+    for kind, tensors, width_field in (
+        ("input", session.get_inputs(), "observation.width"),
+        ("output", session.get_outputs(), "action.width"),
+    ):
+        if len(tensors) != 1:
+            raise BundleError(f"{policy_path}: expected one {kind} tensor, found {[t.name for t in tensors]}")
+        name, width = tensors[0].name, tensors[0].shape[-1]
+        if _field(manifest, f"policy.{kind}.name", path) != name:
+            raise BundleError(
+                f"{path}: field 'policy.{kind}.name' is {_field(manifest, f'policy.{kind}.name', path)!r}, "
+                f"but {policy_path.name}'s {kind} is {name!r}"
+            )
+        for field_name in (f"policy.{kind}.width", width_field):
+            if _field(manifest, field_name, path) != width:
+                raise BundleError(
+                    f"{path}: field '{field_name}' is {_field(manifest, field_name, path)}, but {policy_path.name}'s "
+                    f"{kind} '{name}' has width {width}"
+                )
+
+
+def read_manifest(path: Path) -> dict[str, Any]:
+    """Parse ``deploy.yaml``; a missing or unreadable file is reported with its path."""
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(
+            f"{path}: deploy manifest not found (a bundle folder holds {MANIFEST_FILE} and {POLICY_FILE}; "
+            "export one with scripts/export.py)"
+        )
+    try:
+        manifest = yaml.safe_load(path.read_text())
+    except yaml.YAMLError as error:
+        raise BundleError(f"{path}: not valid YAML ({error})") from None
+    if not isinstance(manifest, dict):
+        raise BundleError(f"{path}: expected a mapping at the top level, got {type(manifest).__name__}")
+    if manifest.get("format") != FORMAT:
+        raise BundleError(f"{path}: field 'format' is {manifest.get('format')!r}, expected {FORMAT!r}")
+    return manifest
+
+
+def load_bundle(directory: Path | str) -> Bundle:
+    """Read and check a bundle folder: the manifest's fields, the joint maps, the observation layout, and the
+    ONNX model's names, widths and hash against the manifest.
+
+    Raises:
+        FileNotFoundError: The folder, ``deploy.yaml`` or the policy file is missing.
+        BundleError: A field is missing or inconsistent; the message names the file and the field.
+    """
+    directory = Path(directory)
+    if not directory.is_dir():
+        raise FileNotFoundError(f"{directory}: bundle folder not found")
+    path = directory / MANIFEST_FILE
+    manifest = read_manifest(path)
+    policy_file = _field(manifest, "policy.file", path)
+    policy_path = directory / policy_file
+    if not policy_path.is_file():
+        raise FileNotFoundError(f"{policy_path}: policy file named by field 'policy.file' of {path} not found")
+    policy_to_sdk2, sdk2_to_policy = _check_joints(manifest, path)
+    per_joint = ("joints.default_position", "joints.default_velocity", "actuators.kp", "actuators.kd")
+    for dotted in (*per_joint, "action.scale", "action.offset"):
+        _joint_array(manifest, dotted, path)
+    if _field(manifest, "action.width", path) != NUM_JOINTS:
+        raise BundleError(f"{path}: field 'action.width' must be {NUM_JOINTS}, got {manifest['action']['width']}")
+    _check_observation(manifest, path)
+    _check_policy(manifest, policy_path, path)
+    return Bundle(directory, manifest, policy_path, policy_to_sdk2, sdk2_to_policy)

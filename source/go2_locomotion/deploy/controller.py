@@ -1,0 +1,161 @@
+"""Deploy-side reference controller: robot state in Unitree SDK2 motor order in, joint targets and PD gains in
+SDK2 order out, through the bundle's ONNX policy. Imports numpy, onnxruntime and PyYAML only (no Isaac Lab).
+
+It rebuilds the training observation term by term from ``deploy.yaml`` (clip, then scale; the training noise is
+not applied) and turns the policy output into joint position targets the way Isaac Lab's joint-position action
+does (policy-output clip, ``offset + scale x action``, per-joint clip). The tests check both against Isaac Lab's
+own managers to 1e-5.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from .bundle import NUM_JOINTS, OBSERVATION_INPUTS, Bundle, load_bundle
+
+
+@dataclass
+class RobotState:
+    """What the robot measures at one policy step. Per-joint arrays are in SDK2 motor order."""
+
+    joint_pos: np.ndarray
+    """``[12]`` joint positions [rad]."""
+    joint_vel: np.ndarray
+    """``[12]`` joint velocities [rad/s]."""
+    base_ang_vel: np.ndarray
+    """``[3]`` trunk angular velocity in the trunk frame [rad/s] (IMU gyroscope)."""
+    projected_gravity: np.ndarray | None = None
+    """``[3]`` gravity unit vector in the trunk frame; computed from ``base_quat`` when ``None``."""
+    base_quat: np.ndarray | None = None
+    """``[4]`` trunk orientation in the world, ``(w, x, y, z)`` (the SDK2 IMU convention)."""
+    base_lin_vel: np.ndarray | None = None
+    """``[3]`` trunk linear velocity in the trunk frame [m/s]; needed when the policy observes it."""
+    command: np.ndarray | None = None
+    """``[3]`` velocity command: lin x [m/s], lin y [m/s], yaw rate [rad/s]; zero when ``None``."""
+    height_scan: np.ndarray | None = None
+    """``[P]`` height of the scanner above the ground at each scan point [m]; needed by rough-terrain policies."""
+    last_action: np.ndarray | None = None
+    """``[12]`` previous raw action; ``None`` uses the controller's own previous output."""
+
+
+@dataclass
+class ControlOutput:
+    """One policy step's result, per joint in SDK2 motor order."""
+
+    action: np.ndarray
+    """``[12]`` raw policy output (after the policy-output clip)."""
+    joint_pos_target: np.ndarray
+    """``[12]`` position targets [rad] for the joint PD loop."""
+    kp: np.ndarray
+    """``[12]`` position gains [N m/rad]."""
+    kd: np.ndarray
+    """``[12]`` velocity gains [N m s/rad]."""
+
+
+def projected_gravity_from_quat(quat_wxyz: np.ndarray) -> np.ndarray:
+    """Gravity direction ``(0, 0, -1)`` expressed in the body frame of orientation ``(w, x, y, z)``."""
+    w, x, y, z = np.asarray(quat_wxyz, dtype=np.float64) / np.linalg.norm(quat_wxyz)
+    # third row of the body-to-world rotation matrix, negated: R^T (0, 0, -1)
+    return -np.array([2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)])
+
+
+class ReferenceController:
+    """The bundle's policy at the policy rate, as a robot-side program would run it.
+
+    Args:
+        bundle: A bundle folder or a loaded :class:`Bundle`.
+    """
+
+    def __init__(self, bundle: Bundle | str | Path):
+        import onnxruntime as ort
+
+        self.bundle = bundle if isinstance(bundle, Bundle) else load_bundle(bundle)
+        b = self.bundle
+        self.policy_dt: float = float(b.field("timing.policy_dt"))
+        """Seconds between two calls of :meth:`act`."""
+        self._to_policy = b.policy_to_sdk2  # x_policy = x_sdk2[policy_to_sdk2]
+        self._to_sdk2 = b.sdk2_to_policy  # x_sdk2 = x_policy[sdk2_to_policy]
+        self._default_pos = b.joint_array("joints.default_position")
+        self._default_vel = b.joint_array("joints.default_velocity")
+        self._scale = b.joint_array("action.scale")
+        self._offset = b.joint_array("action.offset")
+        clip = b.field("action.clip")
+        self._clip = None if clip is None else np.asarray(clip, dtype=np.float64).reshape(NUM_JOINTS, 2)
+        self._output_clip = b.field("action.policy_output_clip")
+        self.kp: np.ndarray = self.to_sdk2(b.joint_array("actuators.kp"))
+        """``[12]`` Kp in SDK2 order [N m/rad]."""
+        self.kd: np.ndarray = self.to_sdk2(b.joint_array("actuators.kd"))
+        """``[12]`` Kd in SDK2 order [N m s/rad]."""
+        self._terms = b.field("observation.terms")
+        self._obs_width = int(b.field("observation.width"))
+        self._input_name = b.field("policy.input.name")
+        self._session = ort.InferenceSession(str(b.policy_path), providers=["CPUExecutionProvider"])
+        self._last_action = np.zeros(NUM_JOINTS)
+
+    def to_policy(self, sdk2: np.ndarray) -> np.ndarray:
+        """Reorder a per-joint ``[12]`` array from SDK2 motor order to the policy's joint order."""
+        return np.asarray(sdk2, dtype=np.float64)[self._to_policy]
+
+    def to_sdk2(self, policy: np.ndarray) -> np.ndarray:
+        """Reorder a per-joint ``[12]`` array from the policy's joint order to SDK2 motor order."""
+        return np.asarray(policy, dtype=np.float64)[self._to_sdk2]
+
+    def reset(self) -> None:
+        """Forget the previous action (an episode start)."""
+        self._last_action = np.zeros(NUM_JOINTS)
+
+    def _input(self, name: str, term: dict, state: RobotState) -> np.ndarray:
+        if name == "joint_pos":
+            return self.to_policy(state.joint_pos) - self._default_pos
+        if name == "joint_vel":
+            return self.to_policy(state.joint_vel) - self._default_vel
+        if name == "last_action":
+            return self._last_action if state.last_action is None else self.to_policy(state.last_action)
+        if name == "command":
+            return np.zeros(3) if state.command is None else np.asarray(state.command, dtype=np.float64)
+        if name == "projected_gravity" and state.projected_gravity is None:
+            if state.base_quat is None:
+                raise ValueError("RobotState: projected_gravity or base_quat is required by this policy")
+            return projected_gravity_from_quat(state.base_quat)
+        if name == "height_scan":
+            if state.height_scan is None:
+                raise ValueError(f"RobotState.height_scan is required by this policy ([{term['width']}] heights)")
+            params = term["params"]
+            return np.asarray(state.height_scan, dtype=np.float64) + params["sensor_offset_z"] - params["offset"]
+        value = getattr(state, name)
+        if value is None:
+            raise ValueError(f"RobotState.{name} is required by this policy (observation term {term['name']!r})")
+        return np.asarray(value, dtype=np.float64)
+
+    def observation(self, state: RobotState) -> np.ndarray:
+        """The policy observation ``[O]`` (float32) for ``state``, term by term as in training without noise."""
+        parts = []
+        for term in self._terms:
+            value = self._input(OBSERVATION_INPUTS[term["function"]][0], term, state).reshape(-1)
+            if value.shape[0] != term["width"]:
+                raise ValueError(
+                    f"observation term {term['name']!r}: state gives {value.shape[0]} values, the policy expects "
+                    f"{term['width']}"
+                )
+            if term.get("clip") is not None:
+                value = np.clip(value, term["clip"][0], term["clip"][1])
+            if term.get("scale") is not None:
+                value = value * np.asarray(term["scale"], dtype=np.float64)
+            parts.append(value)
+        return np.concatenate(parts).astype(np.float32)
+
+    def act(self, state: RobotState) -> ControlOutput:
+        """Run the policy on ``state``; returns the targets and gains in SDK2 order and remembers the action."""
+        obs = self.observation(state)
+        (action,) = self._session.run(None, {self._input_name: obs[None, :]})
+        action = action[0].astype(np.float64)
+        if self._output_clip is not None:
+            action = np.clip(action, -self._output_clip, self._output_clip)
+        target = self._offset + self._scale * action
+        if self._clip is not None:
+            target = np.clip(target, self._clip[:, 0], self._clip[:, 1])
+        self._last_action = action
+        return ControlOutput(self.to_sdk2(action), self.to_sdk2(target), self.kp.copy(), self.kd.copy())

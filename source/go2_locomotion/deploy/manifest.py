@@ -1,0 +1,328 @@
+"""Writing ``deploy.yaml`` from a live Isaac Lab environment and an RSL-RL runner (needs Isaac Lab).
+
+Every value is read from the resolved configs and the live articulation, action term, observation manager and
+sensors, never retyped; what the reference controller could not rebuild (an observation function it does not
+know, observation history, a partial joint selection) is refused here, so no bundle is written that
+:mod:`.controller` would run wrongly.
+"""
+
+from __future__ import annotations
+
+import inspect
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import yaml
+
+from .bundle import (
+    FORMAT,
+    MANIFEST_FILE,
+    NUM_JOINTS,
+    OBSERVATION_INPUTS,
+    SDK2_JOINT_ORDER,
+    load_bundle,
+    sha256_file,
+)
+
+POLICY_GROUP = "policy"
+"""Observation group the actor reads."""
+
+ACTION_TERM = "joint_pos"
+"""The joint-position action term."""
+
+
+class ExportError(ValueError):
+    """The environment uses something the deploy bundle cannot describe; the message names the term."""
+
+
+def _number(value: Any) -> float:
+    # shortest decimal that reads back to the same float32: the manifest stays legible and exact
+    return float(str(np.float32(value)))
+
+
+def _numbers(values: Any) -> list[float]:
+    return [_number(v) for v in np.asarray(values, dtype=np.float64).reshape(-1)]
+
+
+def _per_joint(values: Any) -> list[float]:
+    """A scalar, ``[J]`` or ``[num_envs, J]`` value as ``J`` numbers from environment 0."""
+    array = values.torch if hasattr(values, "torch") else values
+    array = np.asarray(array.detach().cpu() if hasattr(array, "detach") else array, dtype=np.float64)
+    if array.ndim == 0:
+        return [_number(array)] * NUM_JOINTS
+    return _numbers(array.reshape(-1, array.shape[-1])[0])
+
+
+def _backend(robot) -> str:
+    module = type(robot).__module__.split(".")[0]
+    return {"isaaclab_newton": "newton", "isaaclab_physx": "physx", "isaaclab_ov": "ovphysx"}.get(module, module)
+
+
+def _joints(robot, action_term) -> dict[str, Any]:
+    names = list(robot.joint_names)
+    action_names = list(action_term._joint_names)
+    if action_names != names:
+        raise ExportError(
+            f"action term '{ACTION_TERM}' drives {action_names}; the bundle needs all {NUM_JOINTS} joints in the "
+            f"articulation's order {names}"
+        )
+    unknown = [n for n in names if n not in SDK2_JOINT_ORDER]
+    if unknown:
+        raise ExportError(f"joints {unknown} are not Go2 motors; accepted: {', '.join(SDK2_JOINT_ORDER)}")
+    limits = robot.data.joint_pos_limits.torch[0].cpu().numpy()
+    return {
+        "names": names,
+        "backend": _backend(robot),
+        "backend_names": list(robot.backend_joint_names),
+        "sdk2_names": list(SDK2_JOINT_ORDER),
+        "policy_to_sdk2": [SDK2_JOINT_ORDER.index(n) for n in names],
+        "sdk2_to_policy": [names.index(n) for n in SDK2_JOINT_ORDER],
+        "default_position": _per_joint(robot.data.default_joint_pos),
+        "default_velocity": _per_joint(robot.data.default_joint_vel),
+        "position_limits": [_numbers(row) for row in limits],
+    }
+
+
+ACTUATOR_FIELDS = {
+    # manifest key: (Isaac Lab actuator attribute, Newton actuator (component, parameter) candidates)
+    "kp": ("stiffness", [("controller", "kp")]),
+    "kd": ("damping", [("controller", "kd")]),
+    "effort_limit": ("actuator_effort_limit", [("clamping", "max_motor_effort"), ("clamping", "max_effort")]),
+    "velocity_limit": ("actuator_velocity_limit", [("clamping", "velocity_limit")]),
+    "saturation_effort": ("_saturation_effort", [("clamping", "saturation_effort")]),
+}
+"""Per-joint actuator figures and where each backend keeps its live value."""
+
+
+def _group_values(robot, name: str) -> dict[str, Any]:
+    """Live values of one actuator group, each ``[num_envs, group joints]`` or ``None``, from the Isaac
+    Lab-executed model or from the Newton actuator that runs the group (on Newton, and on PhysX when Isaac Lab
+    hands explicit models to Newton)."""
+    from isaaclab.actuators import ActuatorBase
+
+    group = robot.actuators[name]
+    if isinstance(group, ActuatorBase):
+        return {key: getattr(group, attribute, None) for key, (attribute, _) in ACTUATOR_FIELDS.items()}
+    from isaaclab.actuators.newton.adapter import read_group_parameter
+
+    values = {}
+    for key, (_, candidates) in ACTUATOR_FIELDS.items():
+        values[key] = None
+        for component, parameter in candidates:
+            try:
+                values[key] = read_group_parameter(robot.actuators, name, component, parameter)
+                break
+            except ValueError:
+                continue
+    return values
+
+
+def _actuators(robot) -> dict[str, Any]:
+    names = list(robot.joint_names)
+    per_joint: dict[str, list] = {key: [None] * NUM_JOINTS for key in ACTUATOR_FIELDS}
+    models = set()
+    for name, cfg in robot.cfg.actuators.items():
+        models.add(type(cfg).__name__.removesuffix("Cfg"))
+        _, group_joints = robot.find_joints(cfg.joint_names_expr)
+        for key, value in _group_values(robot, name).items():
+            column = _per_joint(value) if value is not None else [None] * len(group_joints)
+            for k, joint in enumerate(group_joints):
+                per_joint[key][names.index(joint)] = column[k]
+    missing = [names[i] for i, kp in enumerate(per_joint["kp"]) if kp is None]
+    if missing:
+        raise ExportError(f"joints {missing} have no actuator gains; the bundle needs gains for all {NUM_JOINTS}")
+    return {"model": "+".join(sorted(models)), **per_joint}
+
+
+def _action(action_term, agent_cfg) -> dict[str, Any]:
+    clip = getattr(action_term, "_clip", None)
+    if clip is not None:
+        clip = [_numbers(row) for row in clip[0].cpu().numpy()]
+    return {
+        "term": ACTION_TERM,
+        "width": int(action_term.action_dim),
+        "scale": _per_joint(action_term._scale),
+        "offset": _per_joint(action_term._offset),
+        "clip": clip,
+        "policy_output_clip": None if agent_cfg.clip_actions is None else _number(agent_cfg.clip_actions),
+        "target": "joint position target [rad] = offset + scale x action, then clip",
+    }
+
+
+def _noise(noise_cfg) -> dict[str, Any] | None:
+    if noise_cfg is None:
+        return None
+    described = {"type": type(noise_cfg).__name__, "training_only": True}
+    for key in ("n_min", "n_max", "mean", "std", "bias", "operation"):
+        if hasattr(noise_cfg, key):
+            value = getattr(noise_cfg, key)
+            described[key] = value if isinstance(value, str) else _number(value)
+    return described
+
+
+def _term_params(env, name: str, term_cfg) -> dict[str, Any]:
+    function = term_cfg.func.__name__
+    params: dict[str, Any] = {}
+    for key, value in term_cfg.params.items():
+        if key == "asset_cfg" and value.joint_ids not in (slice(None), list(range(NUM_JOINTS))):
+            raise ExportError(f"observation term '{name}' reads a subset of the joints ({value.joint_names})")
+        if key == "command_name":
+            params[key] = value
+    if function == "height_scan":
+        sensor = env.scene.sensors[term_cfg.params["sensor_cfg"].name]
+        robot = env.scene["robot"]
+        signature = inspect.signature(term_cfg.func).parameters["offset"].default
+        params["offset"] = _number(term_cfg.params.get("offset", signature))
+        # The sensor frame sits at the trunk origin plus its configured offset; the height is read in it.
+        params["sensor_offset_z"] = _number((sensor.data.pos_w.torch[0, 2] - robot.data.root_pos_w.torch[0, 2]).item())
+        starts = sensor.ray_starts.torch[0].cpu().numpy()
+        params["points_xy"] = [_numbers(p) for p in starts[:, :2]]
+        params["ray_alignment"] = sensor.cfg.ray_alignment
+    return params
+
+
+def _observation(env, runner) -> dict[str, Any]:
+    manager = env.observation_manager
+    if POLICY_GROUP not in manager.active_terms:
+        raise ExportError(f"no '{POLICY_GROUP}' observation group; groups: {list(manager.active_terms)}")
+    if not manager.group_obs_concatenate[POLICY_GROUP]:
+        raise ExportError(f"observation group '{POLICY_GROUP}' is not concatenated")
+    terms, start = [], 0
+    names = manager.active_terms[POLICY_GROUP]
+    for name, dims, term_cfg in zip(
+        names, manager.group_obs_term_dim[POLICY_GROUP], manager._group_obs_term_cfgs[POLICY_GROUP]
+    ):
+        function = term_cfg.func.__name__
+        if function not in OBSERVATION_INPUTS:
+            raise ExportError(
+                f"observation term '{name}' uses {function}, which the reference controller cannot rebuild; "
+                f"supported: {', '.join(OBSERVATION_INPUTS)}"
+            )
+        if term_cfg.history_length or term_cfg.modifiers:
+            raise ExportError(f"observation term '{name}' uses history or modifiers, which the bundle cannot describe")
+        width = int(np.prod(dims))
+        scale = term_cfg.scale
+        terms.append({
+            "name": name,
+            "function": function,
+            "input": OBSERVATION_INPUTS[function][0],
+            "units": OBSERVATION_INPUTS[function][1],
+            "start": start,
+            "width": width,
+            "scale": None if scale is None else (_number(scale) if np.isscalar(scale) else _numbers(scale)),
+            "clip": None if term_cfg.clip is None else _numbers(term_cfg.clip),
+            # the configured noise: the manager drops it when corruption is off (playback)
+            "noise": _noise(getattr(getattr(env.cfg.observations, POLICY_GROUP), name).noise),
+            "params": _term_params(env, name, term_cfg),
+        })
+        start += width
+    normalizer = getattr(runner.alg.get_policy(), "obs_normalizer", None)
+    statistics = None
+    if normalizer is not None and hasattr(normalizer, "mean"):
+        statistics = {
+            "mean": _numbers(normalizer.mean.cpu().numpy()),
+            "std": _numbers(normalizer.std.cpu().numpy()),
+            "eps": _number(normalizer.eps),
+            "formula": "(obs - mean) / (std + eps); already applied inside policy.onnx",
+        }
+    return {
+        "group": POLICY_GROUP,
+        "width": start,
+        "noise": "training only; the bundle's observation is noise-free (noise figures listed per term)",
+        "order": "terms concatenated in the order below; each term: clip, then scale",
+        "terms": terms,
+        "normalizer": statistics,
+    }
+
+
+def _commands(env) -> dict[str, Any]:
+    commands = {}
+    for name in env.command_manager.active_terms:
+        cfg = env.command_manager.get_term(name).cfg
+        ranges = {k: _numbers(v) for k, v in cfg.ranges.to_dict().items() if v is not None}
+        commands[name] = {
+            "ranges": ranges,
+            "heading_command": bool(getattr(cfg, "heading_command", False)),
+            "units": "lin_vel_x, lin_vel_y [m/s], ang_vel_z [rad/s], heading [rad]",
+        }
+    return commands
+
+
+def _policy(onnx_path: Path) -> dict[str, Any]:
+    import onnx
+
+    model = onnx.load(str(onnx_path))
+
+    def described(value):
+        return {"name": value.name, "width": int(value.type.tensor_type.shape.dim[-1].dim_value)}
+
+    return {
+        "file": onnx_path.name,
+        "sha256": sha256_file(onnx_path),
+        "input": described(model.graph.input[0]),
+        "output": described(model.graph.output[0]),
+    }
+
+
+def build_manifest(env, runner, agent_cfg, *, onnx_path: Path, task: str, checkpoint: str | None) -> dict[str, Any]:
+    """The manifest of a policy exported to ``onnx_path``, read from ``env`` (the unwrapped
+    ``ManagerBasedRLEnv``), the RSL-RL ``runner`` and its ``agent_cfg``.
+
+    Raises:
+        ExportError: The environment uses a term the bundle cannot describe.
+    """
+    robot = env.action_manager.get_term(ACTION_TERM)._asset
+    action_term = env.action_manager.get_term(ACTION_TERM)
+    return {
+        "format": FORMAT,
+        "task": task,
+        "checkpoint": checkpoint,
+        "timing": {
+            "policy_rate_hz": _number(1.0 / env.step_dt),
+            "policy_dt": _number(env.step_dt),
+            "sim_dt": _number(env.physics_dt),
+            "decimation": int(env.cfg.decimation),
+        },
+        "joints": _joints(robot, action_term),
+        "actuators": _actuators(robot),
+        "action": _action(action_term, agent_cfg),
+        "observation": _observation(env, runner),
+        "commands": _commands(env),
+        "policy": _policy(onnx_path),
+    }
+
+
+class _Dumper(yaml.SafeDumper):
+    pass
+
+
+def _represent_list(dumper, data):
+    flow = all(not isinstance(v, dict | list) for v in data) or all(
+        isinstance(v, list) and all(not isinstance(x, dict | list) for x in v) for v in data
+    )
+    return dumper.represent_sequence("tag:yaml.org,2002:seq", data, flow_style=flow and bool(data))
+
+
+_Dumper.add_representer(list, _represent_list)
+
+
+def write_manifest(manifest: dict[str, Any], export_dir: Path) -> Path:
+    """Write ``deploy.yaml`` into ``export_dir`` and read the bundle back through the deploy-side checks."""
+    path = Path(export_dir) / MANIFEST_FILE
+    header = "# Go2 deploy manifest, written by go2_locomotion from the live environment. Per-joint lists are in\n"
+    header += "# joints.names order; joints.policy_to_sdk2 maps them to Unitree SDK2 motor indices.\n"
+    path.write_text(header + yaml.dump(manifest, Dumper=_Dumper, sort_keys=False, width=120))
+    load_bundle(export_dir)
+    return path
+
+
+def export_bundle(env, runner, agent_cfg, export_dir: Path, *, task: str, checkpoint: str | None) -> dict[str, Path]:
+    """Export ``policy.pt``, ``policy.onnx`` and ``deploy.yaml`` into ``export_dir``; returns their paths."""
+    from ..training.play import export_policy
+
+    export_dir = Path(export_dir)
+    export_dir.mkdir(parents=True, exist_ok=True)
+    jit_path, onnx_path = export_policy(runner, export_dir)
+    manifest = build_manifest(env, runner, agent_cfg, onnx_path=onnx_path, task=task, checkpoint=checkpoint)
+    return {"policy.pt": jit_path, "policy.onnx": onnx_path, MANIFEST_FILE: write_manifest(manifest, export_dir)}

@@ -1,0 +1,157 @@
+"""Deploy bundle against the real simulator: the reference controller, built from deploy.yaml and policy.onnx
+alone, reproduces Isaac Lab's policy observation and the simulator's joint targets in SDK2 order, for the
+Newton joint order and for the PhysX order (Isaac Lab's own ``joint_ordering=physx`` resolver)."""
+
+import numpy as np
+import pytest
+import torch
+import yaml
+
+from go2_locomotion.deploy.bundle import SDK2_JOINT_ORDER, load_bundle
+from go2_locomotion.deploy.controller import ReferenceController, RobotState
+from go2_locomotion.deploy.manifest import export_bundle
+import go2_locomotion.tasks  # noqa: F401  (registers the tasks)
+from go2_locomotion.envs import make_env
+
+NUM_ENVS = 3
+STEPS = 15
+# 10-step episodes, so time-outs reset robots (and their previous action) inside the recording
+SHORT_EPISODES = ["env.episode_length_s=0.2"]
+SMALL_TERRAIN = ["env.scene.terrain.terrain_generator.num_rows=2", "env.scene.terrain.terrain_generator.num_cols=3"]
+PHYSX_ORDER = [f"{leg}_{part}_joint" for part in ("hip", "thigh", "calf") for leg in ("FL", "FR", "RL", "RR")]
+NEWTON_ORDER = [f"{leg}_{part}_joint" for leg in ("FL", "FR", "RL", "RR") for part in ("hip", "thigh", "calf")]
+
+
+def _np(x) -> np.ndarray:
+    x = x.torch if hasattr(x, "torch") else x
+    return x.detach().cpu().numpy().astype(np.float64)
+
+
+def _record(task: str, overrides: list[str], export_dir):
+    """Export a freshly initialised policy from a live env, then run it and record, per step and env, the
+    robot state in SDK2 order (mapped by joint name, independently of the manifest), Isaac Lab's policy
+    observation and the simulator's joint position targets after the step."""
+    from isaaclab_rl.rsl_rl import (
+        RslRlVecEnvWrapper,
+        check_rsl_rl_version,
+        create_rsl_rl_runner,
+        handle_deprecated_rsl_rl_cfg,
+    )
+    from isaaclab_tasks.utils.parse_cfg import load_cfg_from_registry
+
+    agent_cfg = handle_deprecated_rsl_rl_cfg(load_cfg_from_registry(task, "rsl_rl_cfg_entry_point"),
+                                             check_rsl_rl_version())
+    agent_cfg.device = "cpu"
+    agent_cfg.actor.obs_normalization = True
+    records = []
+    with make_env(task, num_envs=NUM_ENVS, overrides=[*SHORT_EPISODES, *overrides], play_mode=True) as gym_env:
+        env = gym_env.unwrapped
+        wrapped = RslRlVecEnvWrapper(gym_env, clip_actions=agent_cfg.clip_actions)
+        runner = create_rsl_rl_runner(wrapped, agent_cfg)
+        policy_model = runner.alg.get_policy()
+        obs = wrapped.get_observations()
+        # non-trivial, well-conditioned normaliser statistics, which the ONNX model must carry
+        normalizer = policy_model.obs_normalizer
+        generator = torch.Generator().manual_seed(0)
+        with torch.no_grad():
+            normalizer._mean.uniform_(-0.2, 0.2, generator=generator)
+            normalizer._std.uniform_(0.5, 2.0, generator=generator)
+        export_bundle(env, runner, agent_cfg, export_dir, task=task, checkpoint=None)
+        policy = runner.get_inference_policy(device="cpu")
+
+        robot = env.scene["robot"]
+        names = list(robot.joint_names)
+        to_sdk2 = [names.index(n) for n in SDK2_JOINT_ORDER]
+        scanner = env.scene.sensors.get("height_scanner")
+        resets = 0
+        for _ in range(STEPS):
+            quat_xyzw = _np(robot.data.root_quat_w)
+            state = {
+                "joint_pos": _np(robot.data.joint_pos)[:, to_sdk2],
+                "joint_vel": _np(robot.data.joint_vel)[:, to_sdk2],
+                "base_ang_vel": _np(robot.data.root_ang_vel_b),
+                "base_lin_vel": _np(robot.data.root_lin_vel_b),
+                "projected_gravity": _np(robot.data.projected_gravity_b),
+                "base_quat": quat_xyzw[:, [3, 0, 1, 2]],
+                "command": _np(env.command_manager.get_command("base_velocity")),
+                "last_action": _np(env.action_manager.action)[:, to_sdk2],
+            }
+            if scanner is not None:
+                state["height_scan"] = _np(scanner.data.pos_w)[:, 2:3] - _np(scanner.data.ray_hits_w)[..., 2]
+            observation = _np(obs["policy"])
+            with torch.inference_mode():
+                actions = policy(obs)
+                obs, _, dones, _ = wrapped.step(actions)
+            resets += int(dones.sum())
+            records.append({
+                "state": state,
+                "observation": observation,
+                "action": _np(actions)[:, to_sdk2],
+                "target": _np(robot.data.joint_pos_target)[:, to_sdk2],
+            })
+    return names, records, resets
+
+
+CASES = {
+    "flat-newton": ("Go2-Flat", []),
+    "flat-physx": ("Go2-Flat", ["env.scene.robot.joint_ordering=physx"]),
+    "rough-newton": ("Go2-Rough", SMALL_TERRAIN),
+    "rough-physx": ("Go2-Rough", [*SMALL_TERRAIN, "env.scene.robot.joint_ordering=physx"]),
+}
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_reference_controller_matches_simulator(case, asset_cache, tmp_path):
+    task, overrides = CASES[case]
+    names, records, resets = _record(task, overrides, tmp_path)
+    assert names == (PHYSX_ORDER if "physx" in case else NEWTON_ORDER)
+    assert resets > 0, "no episode ended during the recording; the reset path went untested"
+
+    manifest = yaml.safe_load((tmp_path / "deploy.yaml").read_text())
+    assert manifest["joints"]["names"] == names
+    assert manifest["joints"]["backend"] == "newton"
+    assert manifest["observation"]["normalizer"] is not None
+
+    controller = ReferenceController(tmp_path)
+    for step, record in enumerate(records):
+        for i in range(NUM_ENVS):
+            state = RobotState(**{key: value[i] for key, value in record["state"].items()})
+            np.testing.assert_allclose(controller.observation(state), record["observation"][i], atol=1e-5,
+                                       err_msg=f"{case}: observation, step {step}, env {i}")
+            # the IMU quaternion path gives the same observation
+            state_from_quat = RobotState(**{**vars(state), "projected_gravity": None})
+            np.testing.assert_allclose(controller.observation(state_from_quat), record["observation"][i], atol=1e-5)
+            out = controller.act(state)
+            np.testing.assert_allclose(out.action, record["action"][i], atol=1e-5, err_msg=f"{case}: action")
+            np.testing.assert_allclose(out.joint_pos_target, record["target"][i], atol=1e-5,
+                                       err_msg=f"{case}: joint target, step {step}, env {i}")
+            np.testing.assert_array_equal(out.kp, np.full(12, 25.0))
+            np.testing.assert_array_equal(out.kd, np.full(12, 0.5))
+
+
+def test_manifest_fields(asset_cache, tmp_path):
+    """The manifest's figures, checked by hand against the Go2 configuration."""
+    _record("Go2-Flat", ["env.scene.robot.joint_ordering=physx"], tmp_path)
+    bundle = load_bundle(tmp_path)
+    m = bundle.manifest
+    assert m["timing"] == {"policy_rate_hz": 50.0, "policy_dt": 0.02, "sim_dt": 0.005, "decimation": 4}
+    joints = m["joints"]
+    assert joints["names"] == PHYSX_ORDER and joints["backend_names"] == NEWTON_ORDER
+    # FL_hip is SDK2 motor 3, FR_hip motor 0, RL_hip 9, RR_hip 6; FL_thigh 4 ...
+    assert joints["policy_to_sdk2"] == [3, 0, 9, 6, 4, 1, 10, 7, 5, 2, 11, 8]
+    assert joints["sdk2_to_policy"] == [1, 5, 9, 0, 4, 8, 3, 7, 11, 2, 6, 10]
+    assert joints["default_position"] == [0.1, -0.1, 0.1, -0.1, 0.8, 0.8, 1.0, 1.0, -1.5, -1.5, -1.5, -1.5]
+    actuators = m["actuators"]
+    assert actuators["model"] == "DCMotor"
+    assert actuators["effort_limit"] == [23.7] * 8 + [45.43] * 4
+    assert actuators["velocity_limit"] == [30.0] * 12
+    assert m["action"]["scale"] == [0.25] * 12 and m["action"]["offset"] == joints["default_position"]
+    terms = m["observation"]["terms"]
+    assert [(t["name"], t["start"], t["width"]) for t in terms] == [
+        ("base_lin_vel", 0, 3), ("base_ang_vel", 3, 3), ("projected_gravity", 6, 3), ("velocity_commands", 9, 3),
+        ("joint_pos", 12, 12), ("joint_vel", 24, 12), ("actions", 36, 12),
+    ]
+    assert terms[0]["noise"] == {"type": "UniformNoiseCfg", "training_only": True, "n_min": -0.1, "n_max": 0.1, "operation": "add"}
+    assert m["observation"]["width"] == 48 and m["policy"]["input"] == {"name": "obs", "width": 48}
+    assert m["policy"]["output"] == {"name": "actions", "width": 12}
+    assert m["commands"]["base_velocity"]["ranges"]["lin_vel_x"] == [-1.0, 1.0]
