@@ -7,10 +7,10 @@ import pytest
 import torch
 import yaml
 
+import go2_locomotion.tasks  # noqa: F401  (registers the tasks)
 from go2_locomotion.deploy.bundle import SDK2_JOINT_ORDER, load_bundle
 from go2_locomotion.deploy.controller import ReferenceController, RobotState
 from go2_locomotion.deploy.manifest import export_bundle
-import go2_locomotion.tasks  # noqa: F401  (registers the tasks)
 from go2_locomotion.envs import make_env
 
 NUM_ENVS = 3
@@ -39,8 +39,9 @@ def _record(task: str, overrides: list[str], export_dir):
     )
     from isaaclab_tasks.utils.parse_cfg import load_cfg_from_registry
 
-    agent_cfg = handle_deprecated_rsl_rl_cfg(load_cfg_from_registry(task, "rsl_rl_cfg_entry_point"),
-                                             check_rsl_rl_version())
+    agent_cfg = handle_deprecated_rsl_rl_cfg(
+        load_cfg_from_registry(task, "rsl_rl_cfg_entry_point"), check_rsl_rl_version()
+    )
     agent_cfg.device = "cpu"
     agent_cfg.actor.obs_normalization = True
     records = []
@@ -83,12 +84,14 @@ def _record(task: str, overrides: list[str], export_dir):
                 actions = policy(obs)
                 obs, _, dones, _ = wrapped.step(actions)
             resets += int(dones.sum())
-            records.append({
-                "state": state,
-                "observation": observation,
-                "action": _np(actions)[:, to_sdk2],
-                "target": _np(robot.data.joint_pos_target)[:, to_sdk2],
-            })
+            records.append(
+                {
+                    "state": state,
+                    "observation": observation,
+                    "action": _np(actions)[:, to_sdk2],
+                    "target": _np(robot.data.joint_pos_target)[:, to_sdk2],
+                }
+            )
     return names, records, resets
 
 
@@ -116,15 +119,23 @@ def test_reference_controller_matches_simulator(case, asset_cache, tmp_path):
     for step, record in enumerate(records):
         for i in range(NUM_ENVS):
             state = RobotState(**{key: value[i] for key, value in record["state"].items()})
-            np.testing.assert_allclose(controller.observation(state), record["observation"][i], atol=1e-5,
-                                       err_msg=f"{case}: observation, step {step}, env {i}")
+            np.testing.assert_allclose(
+                controller.observation(state),
+                record["observation"][i],
+                atol=1e-5,
+                err_msg=f"{case}: observation, step {step}, env {i}",
+            )
             # the IMU quaternion path gives the same observation
             state_from_quat = RobotState(**{**vars(state), "projected_gravity": None})
             np.testing.assert_allclose(controller.observation(state_from_quat), record["observation"][i], atol=1e-5)
             out = controller.act(state)
             np.testing.assert_allclose(out.action, record["action"][i], atol=1e-5, err_msg=f"{case}: action")
-            np.testing.assert_allclose(out.joint_pos_target, record["target"][i], atol=1e-5,
-                                       err_msg=f"{case}: joint target, step {step}, env {i}")
+            np.testing.assert_allclose(
+                out.joint_pos_target,
+                record["target"][i],
+                atol=1e-5,
+                err_msg=f"{case}: joint target, step {step}, env {i}",
+            )
             np.testing.assert_array_equal(out.kp, np.full(12, 25.0))
             np.testing.assert_array_equal(out.kd, np.full(12, 0.5))
 
@@ -148,10 +159,21 @@ def test_manifest_fields(asset_cache, tmp_path):
     assert m["action"]["scale"] == [0.25] * 12 and m["action"]["offset"] == joints["default_position"]
     terms = m["observation"]["terms"]
     assert [(t["name"], t["start"], t["width"]) for t in terms] == [
-        ("base_lin_vel", 0, 3), ("base_ang_vel", 3, 3), ("projected_gravity", 6, 3), ("velocity_commands", 9, 3),
-        ("joint_pos", 12, 12), ("joint_vel", 24, 12), ("actions", 36, 12),
+        ("base_lin_vel", 0, 3),
+        ("base_ang_vel", 3, 3),
+        ("projected_gravity", 6, 3),
+        ("velocity_commands", 9, 3),
+        ("joint_pos", 12, 12),
+        ("joint_vel", 24, 12),
+        ("actions", 36, 12),
     ]
-    assert terms[0]["noise"] == {"type": "UniformNoiseCfg", "training_only": True, "n_min": -0.1, "n_max": 0.1, "operation": "add"}
+    assert terms[0]["noise"] == {
+        "type": "UniformNoiseCfg",
+        "training_only": True,
+        "n_min": -0.1,
+        "n_max": 0.1,
+        "operation": "add",
+    }
     assert m["observation"]["width"] == 48 and m["policy"]["input"] == {"name": "obs", "width": 48}
     assert m["policy"]["output"] == {"name": "actions", "width": 12}
     assert m["commands"]["base_velocity"]["ranges"]["lin_vel_x"] == [-1.0, 1.0]

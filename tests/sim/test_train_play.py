@@ -1,5 +1,6 @@
 """scripts/train.py and scripts/play.py on the CPU: runs, resume, export, and the errors users meet."""
 
+import json
 import shutil
 import subprocess
 import sys
@@ -8,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+import yaml
 
 from go2_locomotion.training import play as play_module
 from go2_locomotion.training import train as train_module
@@ -121,7 +123,7 @@ def test_play_exports_policies_equal_to_the_runner(flat_run, workdir, monkeypatc
     )
     assert seen["steps"] == 20
     exported = runs(workdir, "go2_flat")[-1] / "exported"
-    assert sorted(p.name for p in exported.iterdir()) == ["policy.onnx", "policy.pt"]
+    assert sorted(p.name for p in exported.iterdir()) == ["deploy.yaml", "policy.onnx", "policy.pt"]
 
     obs, actions = seen["obs"].cpu(), seen["actions"].cpu()
     assert obs.shape == (8, 48) and actions.shape == (8, 12)
@@ -143,6 +145,54 @@ def test_play_exports_policies_equal_to_the_runner(flat_run, workdir, monkeypatc
         if "normalizer" in k
     }
     assert normaliser and any(not torch.all((v == 0) | (v == 1)) for v in normaliser.values())
+    # deploy.yaml carries the trained statistics and names the checkpoint it came from
+    manifest = yaml.safe_load((exported / "deploy.yaml").read_text())
+    assert manifest["checkpoint"] == "model_2.pt" and manifest["task"] == "Go2-Flat"
+    stats = manifest["observation"]["normalizer"]
+    mean = next(v for k, v in normaliser.items() if k.endswith("_mean")).reshape(-1).numpy()
+    np.testing.assert_allclose(stats["mean"], mean, rtol=1e-6, atol=1e-7)
+
+
+def test_export_script_and_sim2sim_on_a_rough_bundle(rough_run, tmp_path):
+    """scripts/export.py writes a Go2-Rough bundle where asked; scripts/sim2sim.py runs it (height scan from
+    MuJoCo rays) and writes its report and plot."""
+    bundle = tmp_path / "bundle"
+    checkpoint = rough_run / "model_0.pt"
+    result = run_script(
+        "export.py",
+        "--task",
+        "Go2-Rough",
+        "--checkpoint",
+        str(checkpoint),
+        "--output",
+        str(bundle),
+        "--device",
+        "cpu",
+        "--headless",
+        *SMALL_TERRAIN,
+        cwd=tmp_path,
+    )
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-3000:]
+    assert sorted(p.name for p in bundle.iterdir()) == ["deploy.yaml", "policy.onnx", "policy.pt"]
+    manifest = yaml.safe_load((bundle / "deploy.yaml").read_text())
+    scan = manifest["observation"]["terms"][-1]
+    assert (scan["name"], scan["start"], scan["width"], scan["clip"]) == ("height_scan", 48, 187, [-1.0, 1.0])
+    # a 1.6 m x 1.0 m grid at 0.1 m: 17 x 11 points, x fastest, corners at (+-0.8, +-0.5)
+    points = np.array(scan["params"]["points_xy"])
+    assert points.shape == (187, 2)
+    np.testing.assert_allclose(
+        points[[0, 16, 170, 186]], [[-0.8, -0.5], [0.8, -0.5], [-0.8, 0.5], [0.8, 0.5]], atol=1e-6
+    )
+    assert scan["params"]["offset"] == 0.5 and scan["params"]["sensor_offset_z"] == 0.0
+
+    result = run_script(
+        "sim2sim.py", "--bundle", str(bundle), "--commands", "stand:1:0,0,0 forward:1:0.5,0,0", cwd=tmp_path
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    report = json.loads((bundle / "sim2sim" / "sim2sim.json").read_text())
+    assert report["task"] == "Go2-Rough" and len(report["series"]["time"]) == 100
+    assert (bundle / "sim2sim" / "sim2sim.png").is_file()
+    assert "forward" in result.stdout and "xy err" in result.stdout
 
 
 def _expect_usage_error(capsys, main, argv, *fragments):

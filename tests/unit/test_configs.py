@@ -65,6 +65,10 @@ def test_actions_and_robot():
     assert (legs.stiffness, legs.damping) == (25.0, 0.5)
     assert legs.actuator_effort_limit == {".*_hip_joint": 23.7, ".*_thigh_joint": 23.7, ".*_calf_joint": 45.43}
     assert legs.actuator_velocity_limit == 30.0
+    # one public joint order on every backend, leg by leg (Newton's native order; PhysX would go joint type first)
+    legs_first = [f"{leg}_{part}_joint" for leg in ("FL", "FR", "RL", "RR") for part in ("hip", "thigh", "calf")]
+    assert list(robot.joint_ordering) == legs_first
+    assert list(Go2FlatEnvCfg().scene.robot.joint_ordering) == legs_first
 
 
 def test_rewards():

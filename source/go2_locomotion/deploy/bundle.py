@@ -151,6 +151,18 @@ def _check_joints(manifest: dict, path: Path) -> tuple[np.ndarray, np.ndarray]:
     return np.asarray(expected), np.asarray(inverse)
 
 
+def _check_timing(manifest: dict, path: Path) -> None:
+    values = {key: _field(manifest, f"timing.{key}", path) for key in ("policy_dt", "sim_dt", "decimation")}
+    for key, value in values.items():
+        if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+            raise BundleError(f"{path}: field 'timing.{key}' must be a positive number, got {value!r}")
+    if abs(values["sim_dt"] * values["decimation"] - values["policy_dt"]) > 1e-6:
+        raise BundleError(
+            f"{path}: field 'timing.policy_dt' is {values['policy_dt']}, but sim_dt x decimation is "
+            f"{values['sim_dt'] * values['decimation']}"
+        )
+
+
 def _check_observation(manifest: dict, path: Path) -> int:
     width = _field(manifest, "observation.width", path)
     terms = _field(manifest, "observation.terms", path)
@@ -238,6 +250,7 @@ def load_bundle(directory: Path | str) -> Bundle:
     policy_path = directory / policy_file
     if not policy_path.is_file():
         raise FileNotFoundError(f"{policy_path}: policy file named by field 'policy.file' of {path} not found")
+    _check_timing(manifest, path)
     policy_to_sdk2, sdk2_to_policy = _check_joints(manifest, path)
     per_joint = ("joints.default_position", "joints.default_velocity", "actuators.kp", "actuators.kd")
     for dotted in (*per_joint, "action.scale", "action.offset"):

@@ -203,19 +203,21 @@ def _observation(env, runner) -> dict[str, Any]:
             raise ExportError(f"observation term '{name}' uses history or modifiers, which the bundle cannot describe")
         width = int(np.prod(dims))
         scale = term_cfg.scale
-        terms.append({
-            "name": name,
-            "function": function,
-            "input": OBSERVATION_INPUTS[function][0],
-            "units": OBSERVATION_INPUTS[function][1],
-            "start": start,
-            "width": width,
-            "scale": None if scale is None else (_number(scale) if np.isscalar(scale) else _numbers(scale)),
-            "clip": None if term_cfg.clip is None else _numbers(term_cfg.clip),
-            # the configured noise: the manager drops it when corruption is off (playback)
-            "noise": _noise(getattr(getattr(env.cfg.observations, POLICY_GROUP), name).noise),
-            "params": _term_params(env, name, term_cfg),
-        })
+        terms.append(
+            {
+                "name": name,
+                "function": function,
+                "input": OBSERVATION_INPUTS[function][0],
+                "units": OBSERVATION_INPUTS[function][1],
+                "start": start,
+                "width": width,
+                "scale": None if scale is None else (_number(scale) if np.isscalar(scale) else _numbers(scale)),
+                "clip": None if term_cfg.clip is None else _numbers(term_cfg.clip),
+                # the configured noise: the manager drops it when corruption is off (playback)
+                "noise": _noise(getattr(getattr(env.cfg.observations, POLICY_GROUP), name).noise),
+                "params": _term_params(env, name, term_cfg),
+            }
+        )
         start += width
     normalizer = getattr(runner.alg.get_policy(), "obs_normalizer", None)
     statistics = None

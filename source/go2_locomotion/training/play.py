@@ -4,10 +4,12 @@
 config's ``play_mode()``, as ``isaaclab play`` applies it). The checkpoint is checked (exists, loads, fits the
 task) before the simulator starts or anything is written.
 
-Exports, in ``<run>/exported/``:
+Exports the deploy bundle, in ``<run>/exported/``:
 
 - ``policy.pt``: TorchScript, ``forward(obs [B, O]) -> actions [B, 12]``;
-- ``policy.onnx``: ONNX opset 18, input ``obs`` ``[1, O]`` float32, output ``actions`` ``[1, 12]``.
+- ``policy.onnx``: ONNX opset 18, input ``obs`` ``[1, O]`` float32, output ``actions`` ``[1, 12]``;
+- ``deploy.yaml``: rates, joint order and its Unitree SDK2 map, gains, scales, observation layout, command ranges
+  and the ONNX hash (:mod:`go2_locomotion.deploy`).
 
 Both contain the observation normaliser when the agent uses one, and output the action mean (no sampling).
 """
@@ -66,7 +68,10 @@ def export_policy(runner, export_dir: Path) -> tuple[Path, Path]:
     return export_dir / "policy.pt", onnx_path
 
 
-def _play(argv: list[str] | None) -> int:
+@contextlib.contextmanager
+def loaded_policy(args: argparse.Namespace, overrides: list[str], *, video: bool = True):
+    """Check the task and checkpoint, launch the simulation, build the play env and the runner, and load the
+    checkpoint; yields ``(env, runner, agent_cfg, checkpoint path, task id)``. Used by play and export."""
     from isaaclab.app import launch_simulation
     from isaaclab_rl.entrypoints.backends import cli_args_rsl_rl
     from isaaclab_rl.entrypoints.common import (
@@ -75,7 +80,6 @@ def _play(argv: list[str] | None) -> int:
         close_env,
         create_isaaclab_env,
         pre_launch_video_config,
-        video_playback_steps,
     )
     from isaaclab_rl.rsl_rl import (
         RslRlVecEnvWrapper,
@@ -85,9 +89,6 @@ def _play(argv: list[str] | None) -> int:
     )
     from isaaclab_tasks.utils import resolve_task_config
 
-    args, overrides = parse_args(build_parser(), argv)
-    if args.num_steps is not None and args.num_steps < 1:
-        raise UsageError(f"--num_steps must be a positive integer, got {args.num_steps}")
     requested = check_task(args.task)
     task = play_id(requested)
     env_cfg, agent_cfg = resolve_task_config(task, args.agent, play_mode=not args.train_env_cfg, overrides=overrides)
@@ -97,26 +98,52 @@ def _play(argv: list[str] | None) -> int:
         args.checkpoint or "latest", root=log_root(agent_cfg.experiment_name), task=training_id(requested)
     )
     checkpoint = read_checkpoint(path)
-    print(f"[go2] playing {path} on {task}")
+    print(f"[go2] loading {path} on {task}")
 
-    pre_launch_video_config(env_cfg, args)
+    if video:
+        pre_launch_video_config(env_cfg, args)
     with launch_simulation(env_cfg, args), usage_errors_exit(), contextlib.ExitStack() as cleanup:
         apply_env_overrides(args, env_cfg)
         agent_cfg.device = env_cfg.sim.device
         env_cfg.seed = agent_cfg.seed
         env_cfg.log_dir = str(path.parent)
-        apply_video_recording(env_cfg, str(path.parent), args, subdir="play", checkpoint_path=str(path))
+        if video:
+            apply_video_recording(env_cfg, str(path.parent), args, subdir="play", checkpoint_path=str(path))
         env = create_isaaclab_env(task, env_cfg, args, convert_marl_to_single_agent=False)
         cleanup.callback(lambda: close_env(env))
         env = RslRlVecEnvWrapper(env, clip_actions=agent_cfg.clip_actions)
         runner = create_rsl_rl_runner(env, agent_cfg)
         check_compatible(checkpoint, path, runner.alg.get_policy(), task)
         runner.load(str(path), map_location=agent_cfg.device)
-        jit_path, onnx_path = export_policy(runner, path.parent / "exported")
-        print(f"[go2] exported {jit_path} and {onnx_path}")
+        yield env, runner, agent_cfg, path, training_id(requested)
 
+
+def export_all(env, runner, agent_cfg, export_dir: Path, *, task: str, checkpoint: Path) -> dict[str, Path]:
+    """Write the deploy bundle (``policy.pt``, ``policy.onnx``, ``deploy.yaml``) into ``export_dir``.
+
+    Raises:
+        UsageError: The environment uses a term the deploy manifest cannot describe.
+    """
+    from go2_locomotion.deploy.manifest import ExportError, export_bundle
+
+    try:
+        files = export_bundle(env.unwrapped, runner, agent_cfg, export_dir, task=task, checkpoint=checkpoint.name)
+    except ExportError as error:
+        raise UsageError(f"cannot write the deploy manifest: {error}") from None
+    print(f"[go2] exported {', '.join(str(p) for p in files.values())}")
+    return files
+
+
+def _play(argv: list[str] | None) -> int:
+    from isaaclab_rl.entrypoints.common import video_playback_steps
+
+    args, overrides = parse_args(build_parser(), argv)
+    if args.num_steps is not None and args.num_steps < 1:
+        raise UsageError(f"--num_steps must be a positive integer, got {args.num_steps}")
+    with loaded_policy(args, overrides) as (env, runner, agent_cfg, path, task):
+        export_all(env, runner, agent_cfg, path.parent / "exported", task=task, checkpoint=path)
         policy = runner.get_inference_policy(device=env.unwrapped.device)
-        budgets = [n for n in (args.num_steps, video_playback_steps(args, env_cfg)) if n is not None]
+        budgets = [n for n in (args.num_steps, video_playback_steps(args, env.unwrapped.cfg)) if n is not None]
         steps = run_policy(env, policy, max_steps=min(budgets, default=None), real_time=args.real_time)
         print(f"[go2] played {steps} steps")
     return 0

@@ -1,0 +1,14 @@
+"""Export a Go2 checkpoint to a deploy bundle: policy.onnx, policy.pt and deploy.yaml.
+
+    python scripts/export.py --task Go2-Flat --checkpoint latest --device cpu --headless
+    python scripts/export.py --task Go2-Rough --checkpoint logs/rsl_rl/go2_rough/<run>/model_1499.pt --output bundle/
+
+Run with --help for every flag.
+"""
+
+import sys
+
+from go2_locomotion.training.export import main
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,14 @@
+"""Run a Go2 deploy bundle in plain MuJoCo (CPU): PD at 200 Hz, policy at 50 Hz, scripted commands.
+
+    python scripts/sim2sim.py --bundle logs/rsl_rl/go2_flat/<run>/exported
+    python scripts/sim2sim.py --bundle bundle/ --commands "stand:2:0,0,0 forward:5:0.8,0,0" --video run.gif
+
+Writes <bundle>/sim2sim/sim2sim.json and sim2sim.png. Run with --help for every flag.
+"""
+
+import sys
+
+from go2_locomotion.deploy.sim2sim import main
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
