@@ -176,7 +176,7 @@ def dc_motor_torque(target, q, qd, kp, kd, effort_limit, saturation, velocity_li
 
 
 def run(
-    bundle_dir: Path | str,
+    bundle_dir: Path | str | Bundle,
     segments: list[Segment] | tuple[Segment, ...] = DEFAULT_SEGMENTS,
     *,
     substeps: int = 2,
@@ -196,7 +196,7 @@ def run(
     """
     if substeps < 1:
         raise ValueError(f"substeps must be a positive integer, got {substeps}")
-    bundle = load_bundle(bundle_dir)
+    bundle = bundle_dir if isinstance(bundle_dir, Bundle) else load_bundle(bundle_dir)
     controller = ReferenceController(bundle)
     model, data = build_model(bundle, substeps)
     robot = _Robot(model, data, bundle)
@@ -239,7 +239,7 @@ def run(
                 recorder.capture(data)
 
     return {
-        "bundle": str(Path(bundle_dir)),
+        "bundle": str(bundle.directory),
         "task": bundle.field("task"),
         "policy_sha256": bundle.field("policy.sha256"),
         "settings": {
