@@ -11,6 +11,7 @@ from go2_locomotion.deploy.bundle import FORMAT, SDK2_JOINT_ORDER, sha256_file
 
 PHYSX_ORDER = [f"{leg}_{part}_joint" for part in ("hip", "thigh", "calf") for leg in ("FL", "FR", "RL", "RR")]
 DEFAULTS = {"hip": 0.1, "thigh": 0.8, "calf": -1.5}
+"""The Go2 standing pose [rad]: left hips; right hips are negated, rear thighs are 1.0."""
 
 FLAT_TERMS = [  # (name, function, width)
     ("base_lin_vel", "base_lin_vel", 3),
@@ -25,6 +26,8 @@ FLAT_TERMS = [  # (name, function, width)
 
 def default_position(name: str) -> float:
     leg, part = name.split("_")[0], name.split("_")[1]
+    if part == "thigh" and leg.startswith("R"):
+        return 1.0
     value = DEFAULTS[part]
     return -value if part == "hip" and leg.endswith("R") else value
 

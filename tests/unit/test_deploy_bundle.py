@@ -176,16 +176,26 @@ def test_parse_segments():
             sim2sim.parse_segments(bad)
 
 
-def test_sim2sim_model_reads_state_in_sdk2_order(tmp_path):
+def test_sim2sim_plant_state_timing_and_pd(tmp_path):
     bundle = load_bundle(make_bundle(tmp_path))
-    model, data = sim2sim.build_model(bundle, substeps=2)
+    plant = sim2sim.Go2Plant(bundle, substeps=2)
+    model, data = plant.model, plant.data
     assert model.opt.timestep == pytest.approx(0.0025)
-    robot = sim2sim._Robot(model, data, bundle)
-    state = robot.state(np.zeros(3))
-    np.testing.assert_allclose(state.joint_pos, SDK2_DEFAULTS, atol=1e-12)
+    np.testing.assert_allclose(plant.state(np.zeros(3)).joint_pos, SDK2_DEFAULTS, atol=1e-12)
     # feet on the floor: the lowest foot sphere touches z = 0 (2 mm clearance)
     feet = [data.xpos[model.body(f"{leg}_foot").id][2] for leg in ("FL", "FR", "RL", "RR")]
     assert min(feet) == pytest.approx(0.022 + 0.002, abs=1e-9)
+
+    # one policy step in free fall = 4 PD updates x 2 MuJoCo steps = 0.02 s: v = g t, drop ~ g t^2 / 2
+    falling = sim2sim.Go2Plant(bundle, substeps=2, base_height=1.0)
+    falling.apply(SDK2_DEFAULTS, np.full(12, 25.0), np.full(12, 0.5))
+    assert falling.data.qvel[2] == pytest.approx(-9.81 * 0.02, rel=1e-9)
+    assert 1.0 - falling.data.qpos[2] == pytest.approx(0.5 * 9.81 * 0.02**2, abs=3e-4)
+    np.testing.assert_allclose(falling.state(np.zeros(3)).joint_pos, SDK2_DEFAULTS, atol=1e-3)  # the PD holds
+    # a 0.1 rad target step on FR_hip (motor 0) alone pushes FR_hip alone, towards the target
+    falling.apply(SDK2_DEFAULTS + 0.1 * (np.arange(12) == 0), np.full(12, 25.0), np.full(12, 0.5))
+    moved = falling.state(np.zeros(3)).joint_pos - SDK2_DEFAULTS
+    assert moved[0] > 0.01 and np.all(np.abs(moved[1:]) < 0.01)
 
 
 def test_sim2sim_height_scan_on_the_floor(tmp_path):
@@ -206,13 +216,13 @@ def test_sim2sim_height_scan_on_the_floor(tmp_path):
         m["observation"]["width"] = 6
 
     bundle = load_bundle(make_bundle(tmp_path, edit=edit, weight=np.zeros((12, 6))))
-    model, data = sim2sim.build_model(bundle, substeps=2)
-    heights = sim2sim._Robot(model, data, bundle).height_scan()
-    np.testing.assert_allclose(heights, np.full(6, data.qpos[2]), atol=1e-9)
+    plant = sim2sim.Go2Plant(bundle)
+    heights = plant.height_scan()
+    np.testing.assert_allclose(heights, np.full(6, plant.data.qpos[2]), atol=1e-9)
     obs = ReferenceController(bundle).observation(
         RobotState(np.zeros(12), np.zeros(12), np.zeros(3), height_scan=heights)
     )
-    np.testing.assert_allclose(obs, np.full(6, data.qpos[2] - 0.5), atol=1e-6)
+    np.testing.assert_allclose(obs, np.full(6, plant.data.qpos[2] - 0.5), atol=1e-6)
 
 
 def test_sim2sim_script_writes_report_and_plot(tmp_path):

@@ -84,9 +84,11 @@ def parse_segments(text: str) -> list[Segment]:
     return segments
 
 
-def build_model(bundle: Bundle, substeps: int) -> tuple[mujoco.MjModel, mujoco.MjData]:
-    """The Go2 description on a floor plane, MuJoCo time step ``sim_dt / substeps``, standing in the manifest's
-    default pose with its feet on the floor."""
+def build_model(
+    bundle: Bundle, substeps: int, base_height: float | None = None
+) -> tuple[mujoco.MjModel, mujoco.MjData]:
+    """The Go2 description on a floor plane, MuJoCo time step ``sim_dt / substeps``, in the manifest's default
+    pose, its trunk origin at ``base_height`` [m] or, when ``None``, with its feet on the floor."""
     spec = go2.build_spec(spawn_height=0.0)
     spec.option.timestep = float(bundle.field("timing.sim_dt")) / substeps
     spec.option.integrator = mujoco.mjtIntegrator.mjINT_IMPLICITFAST
@@ -107,16 +109,31 @@ def build_model(bundle: Bundle, substeps: int) -> tuple[mujoco.MjModel, mujoco.M
         data.qpos[model.jnt_qposadr[model.joint(name).id]] = position
     mujoco.mj_kinematics(model, data)
     lowest = min(data.xpos[model.body(foot).id][2] for foot in go2.FOOT_BODIES)
-    data.qpos[2] = go2.FOOT_RADIUS - lowest + 0.002
+    data.qpos[2] = go2.FOOT_RADIUS - lowest + 0.002 if base_height is None else base_height
     mujoco.mj_forward(model, data)
     return model, data
 
 
-class _Robot:
-    """Reads the robot state and applies torques, in SDK2 motor order."""
+class Go2Plant:
+    """The MuJoCo Go2 as the robot side sees it: state out and joint targets in, in SDK2 motor order.
 
-    def __init__(self, model: mujoco.MjModel, data: mujoco.MjData, bundle: Bundle):
-        self.model, self.data = model, data
+    Args:
+        bundle: The bundle whose timing, gains and torque limits the PD loop uses.
+        substeps: MuJoCo steps per physics step; each PD torque is held over them.
+        base_height: Initial trunk height [m]; ``None`` puts the feet on the floor.
+    """
+
+    def __init__(self, bundle: Bundle, substeps: int = 2, base_height: float | None = None):
+        if substeps < 1:
+            raise ValueError(f"substeps must be a positive integer, got {substeps}")
+        model, data = build_model(bundle, substeps, base_height)
+        self.model, self.data, self.substeps = model, data, substeps
+        self.decimation = int(bundle.field("timing.decimation"))
+        to_sdk2 = bundle.sdk2_to_policy
+        self.limits = {
+            key: bundle.joint_array(f"actuators.{key}")[to_sdk2]
+            for key in ("effort_limit", "saturation_effort", "velocity_limit")
+        }
         joints = [model.joint(name) for name in SDK2_JOINT_ORDER]
         self.qpos_adr = np.array([model.jnt_qposadr[j.id] for j in joints])
         self.dof_adr = np.array([model.jnt_dofadr[j.id] for j in joints])
@@ -158,6 +175,23 @@ class _Robot:
             heights.append(scanner_z - (start[2] - distance) if distance >= 0 else 0.0)
         return np.asarray(heights)
 
+    def apply(self, joint_pos_target: np.ndarray, kp: np.ndarray, kd: np.ndarray) -> None:
+        """Advance one policy step: ``decimation`` PD updates (SDK2 order), each held over ``substeps``."""
+        for _ in range(self.decimation):
+            q, qd = self.data.qpos[self.qpos_adr], self.data.qvel[self.dof_adr]
+            self.data.qfrc_applied[self.dof_adr] = dc_motor_torque(
+                joint_pos_target,
+                q,
+                qd,
+                kp,
+                kd,
+                self.limits["effort_limit"],
+                self.limits["saturation_effort"],
+                self.limits["velocity_limit"],
+            )
+            for _ in range(self.substeps):
+                mujoco.mj_step(self.model, self.data)
+
     def base_touches_floor(self) -> bool:
         for contact in self.data.contact[: self.data.ncon]:
             pair = {contact.geom1, contact.geom2}
@@ -194,19 +228,12 @@ def run(
         FileNotFoundError, BundleError: The bundle is missing or inconsistent.
         RuntimeError: ``video`` was asked for and MuJoCo cannot render here.
     """
-    if substeps < 1:
-        raise ValueError(f"substeps must be a positive integer, got {substeps}")
     bundle = bundle_dir if isinstance(bundle_dir, Bundle) else load_bundle(bundle_dir)
     controller = ReferenceController(bundle)
-    model, data = build_model(bundle, substeps)
-    robot = _Robot(model, data, bundle)
+    robot = Go2Plant(bundle, substeps)
+    model, data = robot.model, robot.data
     recorder = GifRecorder(video, model) if video is not None else None
-    decimation = int(bundle.field("timing.decimation"))
     policy_dt = float(bundle.field("timing.policy_dt"))
-    limits = {
-        k: controller.to_sdk2(bundle.joint_array(f"actuators.{k}"))
-        for k in ("effort_limit", "saturation_effort", "velocity_limit")
-    }
 
     series = {k: [] for k in ("time", "segment", "cmd_vx", "cmd_vy", "cmd_wz", "vx", "vy", "wz", "height", "fallen")}
     fallen, t = False, 0.0
@@ -214,20 +241,7 @@ def run(
         command = np.asarray(segment.command, dtype=np.float64)
         for _ in range(max(1, round(segment.duration_s / policy_dt))):
             out = controller.act(robot.state(command))
-            for _ in range(decimation):
-                torque = dc_motor_torque(
-                    out.joint_pos_target,
-                    data.qpos[robot.qpos_adr],
-                    data.qvel[robot.dof_adr],
-                    out.kp,
-                    out.kd,
-                    limits["effort_limit"],
-                    limits["saturation_effort"],
-                    limits["velocity_limit"],
-                )
-                data.qfrc_applied[robot.dof_adr] = torque
-                for _ in range(substeps):
-                    mujoco.mj_step(model, data)
+            robot.apply(out.joint_pos_target, out.kp, out.kd)
             t += policy_dt
             lin_vel = robot.rotation().T @ data.qvel[0:3]
             gravity = projected_gravity_from_quat(data.qpos[3:7])
