@@ -66,3 +66,19 @@ def test_offline_model_in_the_simulator():
         default = robot.data.default_joint_pos.torch[0]
         expected = [0.1, 0.8, -1.5, -0.1, 0.8, -1.5, 0.1, 1.0, -1.5, -0.1, 1.0, -1.5]
         assert default.tolist() == pytest.approx(expected, abs=1e-6)
+
+
+@pytest.mark.parametrize("njmax, warns", [(20, True), (None, False)])
+def test_solver_overflow_is_reported(njmax, warns, caplog):
+    """Rows beyond njmax are dropped silently by MuJoCo-Warp; the interval event says so once per second."""
+    overrides = [] if njmax is None else [f"env.sim.physics.solver_cfg.njmax={njmax}"]
+    with make_env("Go2-Flat", num_envs=4, overrides=overrides) as env:
+        env.reset(seed=0)
+        with caplog.at_level("WARNING"):
+            for _ in range(60):  # 1.2 s: the 1 s check runs once
+                env.step(torch.zeros(4, 12))
+    reports = [r.getMessage() for r in caplog.records if "MuJoCo-Warp overflow" in r.getMessage()]
+    if warns:  # four standing feet alone need 40 rows (condim 6, pyramidal cone)
+        assert len(reports) == 1 and "NEFC" in reports[0] and "njmax" in reports[0], reports
+    else:
+        assert reports == []

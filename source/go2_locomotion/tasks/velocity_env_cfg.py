@@ -62,9 +62,13 @@ class Go2PhysicsCfg(PresetCfg):
     physx = PhysxAutoCfg(isaacsim_physx=isaacsim_physx, ovphysx=ovphysx)
     newton_mjwarp = NewtonCfg(
         solver_cfg=MJWarpSolverCfg(
-            # Per-environment constraint and contact capacity; rough terrain touches many triangles at once.
-            njmax=1000,
-            nconmax=300,
+            # Per-environment constraint rows and contacts. Measured on Go2-Rough (64 envs, random actions, all
+            # terrain levels, 400 steps): at most 180 rows in one environment and 8.8 contacts per environment
+            # at the peak. Isaac Lab's 1000 / 300 cost 27 % of the step on the CPU (kernels span the capacity,
+            # not the use); 400 / 100 leave 2.2x and 11x headroom and give bit-identical physics.
+            # `warn_on_solver_overflow` reports a run that needs more.
+            njmax=400,
+            nconmax=100,
             cone="pyramidal",
             impratio=1.0,
             integrator="implicitfast",
@@ -293,6 +297,11 @@ class EventsCfg:
         params={"position_range": (0.5, 1.5), "velocity_range": (0.0, 0.0)},
     )
     """Joint positions reset to the standing pose scaled by [0.5, 1.5], at rest."""
+
+    solver_capacity = EventTerm(
+        func=mdp.warn_on_solver_overflow, mode="interval", interval_range_s=(1.0, 1.0), is_global_time=True
+    )
+    """Once per simulated second: warn if MuJoCo-Warp dropped constraints or contacts (njmax / nconmax)."""
 
     push_robot = EventTerm(
         func=mdp.push_by_setting_velocity,

@@ -1,7 +1,8 @@
 """MDP terms used by the Go2 tasks, exported by name.
 
 Library terms come from :mod:`isaaclab.envs.mdp`; the two that exist only in Isaac Lab's velocity task package
-come from there. Nothing is star-imported, so every name below has exactly one origin.
+come from there; :class:`warn_on_solver_overflow` is this package's own. Nothing is star-imported, so every name
+below has exactly one origin.
 """
 
 from isaaclab.envs.mdp import (
@@ -36,6 +37,8 @@ from isaaclab.envs.mdp import (
 )
 from isaaclab_tasks.core.velocity.mdp import feet_air_time, terrain_levels_vel
 
+from .solver_capacity import warn_on_solver_overflow
+
 __all__ = [
     "JointPositionActionCfg",
     "UniformVelocityCommandCfg",
@@ -67,4 +70,5 @@ __all__ = [
     "time_out",
     "track_ang_vel_z_exp",
     "track_lin_vel_xy_exp",
+    "warn_on_solver_overflow",
 ]
