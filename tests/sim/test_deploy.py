@@ -2,6 +2,8 @@
 alone, reproduces Isaac Lab's policy observation and the simulator's joint targets in SDK2 order, for the
 Newton joint order and for the PhysX order (Isaac Lab's own ``joint_ordering=physx`` resolver)."""
 
+import json
+
 import numpy as np
 import pytest
 import torch
@@ -177,6 +179,14 @@ def test_manifest_fields(asset_cache, tmp_path):
     assert m["observation"]["width"] == 48 and m["policy"]["input"] == {"name": "obs", "width": 48}
     assert m["policy"]["output"] == {"name": "actions", "width": 12}
     assert m["commands"]["base_velocity"]["ranges"]["lin_vel_x"] == [-1.0, 1.0]
+
+    # the freshly initialised policy's bundle runs through sim2sim and leaves its report and plot
+    from go2_locomotion.deploy import sim2sim
+
+    report = sim2sim.run(bundle, sim2sim.parse_segments("stand:1:0,0,0 forward:1:0.5,0,0"))
+    json_path, png_path = sim2sim.write_report(report, tmp_path / "sim2sim")
+    assert json.loads(json_path.read_text())["segments"][1]["command"] == [0.5, 0.0, 0.0]
+    assert len(report["series"]["time"]) == 100 and png_path.stat().st_size > 10_000
 
 
 def test_mujoco_plant_follows_isaac_lab(asset_cache, tmp_path):

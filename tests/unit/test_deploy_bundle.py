@@ -258,3 +258,16 @@ def test_sim2sim_errors_are_one_line(tmp_path):
         text=True,
     )
     assert result.returncode == 2 and "--commands: segment 'go:1:1'" in result.stderr
+
+
+def test_sim2sim_video_writes_a_gif_or_says_why_not(tmp_path):
+    folder = make_bundle(tmp_path / "bundle")
+    gif = tmp_path / "run.gif"
+    command = [sys.executable, "scripts/sim2sim.py", "--bundle", str(folder), "--commands", "stand:0.2:0,0,0"]
+    result = subprocess.run([*command, "--video", str(gif)], capture_output=True, text=True)
+    if result.returncode == 0:  # an off-screen OpenGL context exists here
+        assert gif.stat().st_size > 1000
+    else:
+        assert result.returncode == 2 and "Traceback" not in result.stderr
+        assert "--video: MuJoCo cannot render here" in result.stderr and "MUJOCO_GL" in result.stderr
+        assert not gif.exists()
