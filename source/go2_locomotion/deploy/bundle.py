@@ -47,7 +47,7 @@ SDK2_JOINT_ORDER = tuple(f"{leg}_{part}_joint" for leg in ("FR", "FL", "RR", "RL
 9-11 RL, each hip, thigh, calf."""
 
 OBSERVATION_INPUTS: dict[str, tuple[str, str]] = {
-    "base_lin_vel": ("base_lin_vel", "trunk linear velocity in the trunk frame [m/s], [3]"),
+    "base_lin_vel": ("base_lin_vel", "velocity of the trunk's centre of mass, in the trunk frame [m/s], [3]"),
     "base_ang_vel": ("base_ang_vel", "trunk angular velocity in the trunk frame (IMU gyroscope) [rad/s], [3]"),
     "projected_gravity": (
         "projected_gravity",

@@ -32,7 +32,8 @@ class RobotState:
     base_quat: np.ndarray | None = None
     """``[4]`` trunk orientation in the world, ``(w, x, y, z)`` (the SDK2 IMU convention)."""
     base_lin_vel: np.ndarray | None = None
-    """``[3]`` trunk linear velocity in the trunk frame [m/s]; needed when the policy observes it."""
+    """``[3]`` velocity of the trunk's centre of mass in the trunk frame [m/s] (Isaac Lab's ``root_lin_vel_b``);
+    needed when the policy observes it."""
     command: np.ndarray | None = None
     """``[3]`` velocity command: lin x [m/s], lin y [m/s], yaw rate [rad/s]; zero when ``None``."""
     height_scan: np.ndarray | None = None

@@ -146,14 +146,19 @@ class Go2Plant:
     def rotation(self) -> np.ndarray:
         return self.data.xmat[self.base_id].reshape(3, 3)
 
+    def base_lin_vel(self) -> np.ndarray:
+        """``[3]`` velocity of the trunk's centre of mass in the trunk frame [m/s], as Isaac Lab observes it."""
+        omega = self.data.qvel[3:6]  # a free joint's angular velocity is in the body frame
+        return self.rotation().T @ self.data.qvel[0:3] + np.cross(omega, self.model.body_ipos[self.base_id])
+
     def state(self, command: np.ndarray) -> RobotState:
-        d, rot = self.data, self.rotation()
+        d = self.data
         return RobotState(
             joint_pos=d.qpos[self.qpos_adr].copy(),
             joint_vel=d.qvel[self.dof_adr].copy(),
-            base_ang_vel=d.qvel[3:6].copy(),  # a free joint's angular velocity is in the body frame
+            base_ang_vel=d.qvel[3:6].copy(),
             base_quat=d.qpos[3:7].copy(),
-            base_lin_vel=rot.T @ d.qvel[0:3],
+            base_lin_vel=self.base_lin_vel(),
             command=command,
             height_scan=self.height_scan() if self.scan else None,
         )
@@ -243,7 +248,7 @@ def run(
             out = controller.act(robot.state(command))
             robot.apply(out.joint_pos_target, out.kp, out.kd)
             t += policy_dt
-            lin_vel = robot.rotation().T @ data.qvel[0:3]
+            lin_vel = robot.base_lin_vel()
             gravity = projected_gravity_from_quat(data.qpos[3:7])
             height = float(data.qpos[2])
             fallen = fallen or gravity[2] > FALL_GRAVITY_Z or height < FALL_BASE_HEIGHT or robot.base_touches_floor()
