@@ -4,6 +4,11 @@ Every value is read from the resolved configs and the live articulation, action 
 sensors, never retyped; what the reference controller could not rebuild (an observation function it does not
 know, observation history, a partial joint selection) is refused here, so no bundle is written that
 :mod:`.controller` would run wrongly.
+
+Isaac Lab 3.0 has no public accessor for an observation group's term configs or a joint action's resolved
+scale/offset/clip, so this module reads ``ObservationManager._group_obs_term_cfgs`` and the action term's
+``_joint_names``, ``_scale``, ``_offset``, ``_clip``; ``tests/sim/test_deploy.py`` fails if they change meaning.
+(Isaac Lab's IO-descriptor export reads the same attributes but is deprecated in 3.0.)
 """
 
 from __future__ import annotations
