@@ -7,8 +7,8 @@ of a training run from its TensorBoard events.
 import argparse
 import sys
 
+from go2_locomotion.errors import exit_on_usage_error
 from go2_locomotion.training.curves import export_curves
-from go2_locomotion.training.errors import exit_on_usage_error
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])

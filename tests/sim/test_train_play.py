@@ -11,6 +11,7 @@ import pytest
 import torch
 import yaml
 
+from go2_locomotion.deploy import manifest as manifest_module
 from go2_locomotion.training import play as play_module
 from go2_locomotion.training import train as train_module
 
@@ -131,10 +132,10 @@ def test_play_exports_policies_equal_to_the_runner(flat_run, workdir, monkeypatc
     torch.testing.assert_close(jit(obs), actions, atol=1e-5, rtol=0)
 
     model = onnx.load(str(exported / "policy.onnx"))
-    assert [o.version for o in model.opset_import if o.domain in ("", "ai.onnx")] == [play_module.ONNX_OPSET]
+    assert [o.version for o in model.opset_import if o.domain in ("", "ai.onnx")] == [manifest_module.ONNX_OPSET]
     session = ort.InferenceSession(str(exported / "policy.onnx"))
-    assert [i.name for i in session.get_inputs()] == [play_module.ONNX_INPUT]
-    assert [o.name for o in session.get_outputs()] == [play_module.ONNX_OUTPUT]
+    assert [i.name for i in session.get_inputs()] == [manifest_module.ONNX_INPUT]
+    assert [o.name for o in session.get_outputs()] == [manifest_module.ONNX_OUTPUT]
     onnx_actions = np.concatenate([session.run(None, {"obs": row[None].numpy()})[0] for row in obs])
     np.testing.assert_allclose(onnx_actions, actions.numpy(), atol=1e-5, rtol=0)
 

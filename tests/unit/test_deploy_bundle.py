@@ -198,6 +198,25 @@ def test_sim2sim_plant_state_timing_and_pd(tmp_path):
     assert moved[0] > 0.01 and np.all(np.abs(moved[1:]) < 0.01)
 
 
+def test_sim2sim_fall_detection(tmp_path):
+    import mujoco
+
+    plant = sim2sim.Go2Plant(load_bundle(make_bundle(tmp_path)))
+    assert not plant.is_down()  # standing on its feet
+    c = math.sqrt(0.5)
+    plant.data.qpos[3:7] = [c, c, 0.0, 0.0]  # rolled 90 deg
+    plant.data.qpos[2] = 0.5
+    mujoco.mj_forward(plant.model, plant.data)
+    assert plant.is_down()
+    plant.data.qpos[3:7] = [1.0, 0.0, 0.0, 0.0]
+    plant.data.qpos[2] = 0.12  # level but low
+    mujoco.mj_forward(plant.model, plant.data)
+    assert plant.is_down()
+    plant.data.qpos[2] = 0.0525  # lying on its belly: the trunk box (half height 0.057) touches the floor
+    mujoco.mj_forward(plant.model, plant.data)
+    assert plant.base_touches_floor()
+
+
 def test_sim2sim_height_scan_on_the_floor(tmp_path):
     points = [[x, y] for x in (-0.8, 0.0, 0.8) for y in (-0.5, 0.5)]
 

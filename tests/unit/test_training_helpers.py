@@ -7,8 +7,8 @@ import time
 import pytest
 import torch
 
+from go2_locomotion.errors import UsageError
 from go2_locomotion.training import checkpoints, task_ids
-from go2_locomotion.training.errors import UsageError
 from go2_locomotion.training.train import check_distributed_args
 
 

@@ -1,4 +1,5 @@
-"""Writing ``deploy.yaml`` from a live Isaac Lab environment and an RSL-RL runner (needs Isaac Lab).
+"""Writing the deploy bundle from a live Isaac Lab environment and an RSL-RL runner (needs Isaac Lab):
+``policy.pt`` and ``policy.onnx`` with RSL-RL's exporters, then ``deploy.yaml``.
 
 Every value is read from the resolved configs and the live articulation, action term, observation manager and
 sensors, never retyped; what the reference controller could not rebuild (an observation function it does not
@@ -25,10 +26,16 @@ from .bundle import (
     MANIFEST_FILE,
     NUM_JOINTS,
     OBSERVATION_INPUTS,
+    POLICY_FILE,
     SDK2_JOINT_ORDER,
     load_bundle,
     sha256_file,
 )
+
+ONNX_OPSET = 18
+"""Opset RSL-RL 5.5's exporter writes."""
+ONNX_INPUT, ONNX_OUTPUT = "obs", "actions"
+"""Tensor names in ``policy.onnx``."""
 
 POLICY_GROUP = "policy"
 """Observation group the actor reads."""
@@ -177,8 +184,8 @@ def _term_params(env, name: str, term_cfg) -> dict[str, Any]:
     if function == "height_scan":
         sensor = env.scene.sensors[term_cfg.params["sensor_cfg"].name]
         robot = env.scene["robot"]
-        signature = inspect.signature(term_cfg.func).parameters["offset"].default
-        params["offset"] = _number(term_cfg.params.get("offset", signature))
+        default_offset = inspect.signature(term_cfg.func).parameters["offset"].default
+        params["offset"] = _number(term_cfg.params.get("offset", default_offset))
         # The sensor frame sits at the trunk origin plus its configured offset; the height is read in it.
         params["sensor_offset_z"] = _number((sensor.data.pos_w.torch[0, 2] - robot.data.root_pos_w.torch[0, 2]).item())
         starts = sensor.ray_starts.torch[0].cpu().numpy()
@@ -324,10 +331,27 @@ def write_manifest(manifest: dict[str, Any], export_dir: Path) -> Path:
     return path
 
 
+def export_policy(runner, export_dir: Path) -> tuple[Path, Path]:
+    """Write ``policy.pt`` and ``policy.onnx`` (normaliser included) with RSL-RL's exporters.
+
+    torch's ONNX exporter may put the weights in a side file (``policy.onnx.data``); they are folded back into
+    ``policy.onnx`` so the policy is one self-contained file.
+    """
+    import onnx
+
+    runner.export_policy_to_jit(path=str(export_dir), filename="policy.pt")
+    onnx_path = export_dir / POLICY_FILE
+    runner.export_policy_to_onnx(path=str(export_dir), filename=onnx_path.name)
+    side_files = [p for p in export_dir.iterdir() if p.name.startswith(f"{onnx_path.name}.")]
+    if side_files:
+        onnx.save_model(onnx.load(str(onnx_path)), str(onnx_path), save_as_external_data=False)
+        for side_file in side_files:
+            side_file.unlink()
+    return export_dir / "policy.pt", onnx_path
+
+
 def export_bundle(env, runner, agent_cfg, export_dir: Path, *, task: str, checkpoint: str | None) -> dict[str, Path]:
     """Export ``policy.pt``, ``policy.onnx`` and ``deploy.yaml`` into ``export_dir``; returns their paths."""
-    from ..training.play import export_policy
-
     export_dir = Path(export_dir)
     export_dir.mkdir(parents=True, exist_ok=True)
     jit_path, onnx_path = export_policy(runner, export_dir)

@@ -18,7 +18,8 @@ import mujoco
 import numpy as np
 
 from ..assets import go2_description as go2
-from .bundle import SDK2_JOINT_ORDER, Bundle, load_bundle
+from ..errors import UsageError, exit_on_usage_error
+from .bundle import SDK2_JOINT_ORDER, Bundle, BundleError, load_bundle
 from .controller import ReferenceController, RobotState, projected_gravity_from_quat
 
 
@@ -197,6 +198,11 @@ class Go2Plant:
             for _ in range(self.substeps):
                 mujoco.mj_step(self.model, self.data)
 
+    def is_down(self) -> bool:
+        """Fallen: tilted beyond 60 deg, trunk below 0.15 m, or trunk touching the floor."""
+        gravity = projected_gravity_from_quat(self.data.qpos[3:7])
+        return bool(gravity[2] > FALL_GRAVITY_Z or self.data.qpos[2] < FALL_BASE_HEIGHT or self.base_touches_floor())
+
     def base_touches_floor(self) -> bool:
         for contact in self.data.contact[: self.data.ncon]:
             pair = {contact.geom1, contact.geom2}
@@ -240,8 +246,8 @@ def run(
     recorder = GifRecorder(video, model) if video is not None else None
     policy_dt = float(bundle.field("timing.policy_dt"))
 
-    series = {k: [] for k in ("time", "segment", "cmd_vx", "cmd_vy", "cmd_wz", "vx", "vy", "wz", "height", "fallen")}
-    fallen, t = False, 0.0
+    series = {k: [] for k in ("time", "segment", "cmd_vx", "cmd_vy", "cmd_wz", "vx", "vy", "wz", "height", "down")}
+    t = 0.0
     for index, segment in enumerate(segments):
         command = np.asarray(segment.command, dtype=np.float64)
         for _ in range(max(1, round(segment.duration_s / policy_dt))):
@@ -249,11 +255,9 @@ def run(
             robot.apply(out.joint_pos_target, out.kp, out.kd)
             t += policy_dt
             lin_vel = robot.base_lin_vel()
-            gravity = projected_gravity_from_quat(data.qpos[3:7])
-            height = float(data.qpos[2])
-            fallen = fallen or gravity[2] > FALL_GRAVITY_Z or height < FALL_BASE_HEIGHT or robot.base_touches_floor()
-            for key, value in zip(series, (t, index, *command, lin_vel[0], lin_vel[1], data.qvel[5], height, fallen)):
-                series[key].append(float(value) if key not in ("segment", "fallen") else value)
+            height, down = float(data.qpos[2]), robot.is_down()
+            for key, value in zip(series, (t, index, *command, lin_vel[0], lin_vel[1], data.qvel[5], height, down)):
+                series[key].append(float(value) if key not in ("segment", "down") else value)
             if recorder is not None:
                 recorder.capture(data)
 
@@ -270,14 +274,14 @@ def run(
             "settle_s": SETTLE_S,
             "mujoco_version": mujoco.__version__,
         },
-        "segments": [_segment_report(i, s, series, policy_dt) for i, s in enumerate(segments)],
-        "fell": bool(fallen),
+        "segments": [_segment_report(i, s, series) for i, s in enumerate(segments)],
+        "fell": any(series["down"]),
         "video": str(recorder.save(policy_dt)) if recorder is not None else None,
         "series": series,
     }
 
 
-def _segment_report(index: int, segment: Segment, series: dict, policy_dt: float) -> dict:
+def _segment_report(index: int, segment: Segment, series: dict) -> dict:
     rows = [i for i, s in enumerate(series["segment"]) if s == index]
     settled = [i for i in rows if series["time"][i] - series["time"][rows[0]] >= SETTLE_S - 1e-9] or rows
 
@@ -287,7 +291,7 @@ def _segment_report(index: int, segment: Segment, series: dict, policy_dt: float
     vx_err = np.array([series["vx"][i] - series["cmd_vx"][i] for i in settled])
     vy_err = np.array([series["vy"][i] - series["cmd_vy"][i] for i in settled])
     wz_err = np.array([series["wz"][i] - series["cmd_wz"][i] for i in settled])
-    fall_times = [series["time"][i] for i in rows if series["fallen"][i]]
+    fall_times = [series["time"][i] for i in rows if series["down"][i]]
     return {
         **asdict(segment),
         "mean_velocity": [mean("vx", settled), mean("vy", settled), mean("wz", settled)],
@@ -381,9 +385,6 @@ class GifRecorder:
 def main(argv: list[str] | None = None) -> int:
     """``scripts/sim2sim.py``: run a bundle in MuJoCo, write the JSON report and the plot; exit 2 on a usage error."""
     import argparse
-
-    from ..training.errors import UsageError, exit_on_usage_error
-    from .bundle import BundleError
 
     parser = argparse.ArgumentParser(description="Run a Go2 deploy bundle in plain MuJoCo (CPU) over a command script.")
     parser.add_argument("--bundle", type=Path, required=True, help="Folder with deploy.yaml and policy.onnx.")

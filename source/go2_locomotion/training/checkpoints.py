@@ -12,7 +12,7 @@ from pathlib import Path
 
 import torch
 
-from .errors import UsageError
+from ..errors import UsageError
 
 CHECKPOINT_PATTERN = r"model_\d+\.pt"
 """File names RSL-RL's runner gives its checkpoints."""

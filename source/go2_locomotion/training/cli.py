@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
+from ..errors import UsageError
 from .checkpoints import AGENT_ENTRY_POINT
-from .errors import UsageError
 
 OVERRIDES_EPILOG = "Hydra overrides (env.…=value, agent.…=value) and physics=newton_mjwarp|physx may follow the flags."
 

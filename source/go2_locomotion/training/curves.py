@@ -7,7 +7,7 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
-from .errors import UsageError
+from ..errors import UsageError
 
 PANELS = {
     "mean reward": ["Train/mean_reward"],

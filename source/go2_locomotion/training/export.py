@@ -9,8 +9,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from ..errors import exit_on_usage_error
 from .cli import make_parser, parse_args
-from .errors import exit_on_usage_error
 from .play import export_all, loaded_policy
 
 

@@ -21,15 +21,10 @@ import contextlib
 import time
 from pathlib import Path
 
+from ..errors import UsageError, exit_on_usage_error, usage_errors_exit
 from .checkpoints import check_compatible, log_root, read_checkpoint, resolve_checkpoint
 from .cli import make_parser, parse_args
-from .errors import UsageError, exit_on_usage_error, usage_errors_exit
 from .task_ids import check_task, play_id, training_id
-
-ONNX_OPSET = 18
-"""Opset RSL-RL 5.5's exporter writes."""
-ONNX_INPUT, ONNX_OUTPUT = "obs", "actions"
-"""Tensor names in ``policy.onnx``."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -47,25 +42,6 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Play and export; returns the process exit code (2 for a usage error)."""
     return exit_on_usage_error(lambda: _play(argv))
-
-
-def export_policy(runner, export_dir: Path) -> tuple[Path, Path]:
-    """Write ``policy.pt`` and ``policy.onnx`` (normaliser included) with RSL-RL's exporters.
-
-    torch's ONNX exporter may put the weights in a side file (``policy.onnx.data``); they are folded back into
-    ``policy.onnx`` so the policy is one self-contained file.
-    """
-    import onnx
-
-    runner.export_policy_to_jit(path=str(export_dir), filename="policy.pt")
-    onnx_path = export_dir / "policy.onnx"
-    runner.export_policy_to_onnx(path=str(export_dir), filename=onnx_path.name)
-    side_files = [p for p in export_dir.iterdir() if p.name.startswith(f"{onnx_path.name}.")]
-    if side_files:
-        onnx.save_model(onnx.load(str(onnx_path)), str(onnx_path), save_as_external_data=False)
-        for side_file in side_files:
-            side_file.unlink()
-    return export_dir / "policy.pt", onnx_path
 
 
 @contextlib.contextmanager

@@ -6,7 +6,7 @@ import difflib
 
 import gymnasium as gym
 
-from .errors import UsageError
+from ..errors import UsageError
 
 PLAY_SUFFIX = "-Play"
 

@@ -16,10 +16,10 @@ from datetime import datetime
 from pathlib import Path
 
 from ..assets.go2_description import JOINT_NAMES
+from ..errors import UsageError, exit_on_usage_error, usage_errors_exit
 from . import preflight
 from .checkpoints import check_compatible, log_root, read_checkpoint, resolve_checkpoint
 from .cli import make_parser, parse_args
-from .errors import UsageError, exit_on_usage_error, usage_errors_exit
 from .summary import RunRecorder
 from .task_ids import check_task, training_id
 
