@@ -34,11 +34,8 @@ class warn_on_solver_overflow(ManagerTermBase):
     def __call__(self, env, env_ids) -> None:
         if self.reported:
             return
-        try:
-            from isaaclab_newton.physics import NewtonManager
-        except ImportError:
-            return
-        data = getattr(getattr(NewtonManager, "_solver", None), "mjw_data", None)
+        # the active physics manager class; only Newton's MuJoCo-Warp solver carries the flags
+        data = getattr(getattr(env.sim.physics_manager, "_solver", None), "mjw_data", None)
         if data is None or not hasattr(data, "overflow"):
             return
         flags = int(np.bitwise_or.reduce(data.overflow.numpy()))
