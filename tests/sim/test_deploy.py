@@ -147,6 +147,7 @@ def test_manifest_fields(asset_cache, tmp_path):
     _record("Go2-Flat", ["env.scene.robot.joint_ordering=physx"], tmp_path)
     bundle = load_bundle(tmp_path)
     m = bundle.manifest
+    assert m["written_by"]["go2_locomotion"] == "0.2.0" and m["written_by"]["isaaclab"] == "3.0.0"
     assert m["timing"] == {"policy_rate_hz": 50.0, "policy_dt": 0.02, "sim_dt": 0.005, "decimation": 4}
     joints = m["joints"]
     assert joints["names"] == PHYSX_ORDER and joints["backend_names"] == NEWTON_ORDER

@@ -34,9 +34,8 @@ def build_parser() -> argparse.ArgumentParser:
     def extra(parser):
         parser.add_argument("--num_steps", type=int, default=None, help="Stop after this many policy steps.")
 
-    return make_parser(
-        "Play a Go2 checkpoint (action mean) and export it to TorchScript and ONNX.", add_common_play_args, extra
-    )
+    description = "Play a Go2 checkpoint (action mean) and export its deploy bundle (ONNX, TorchScript, deploy.yaml)."
+    return make_parser(description, add_common_play_args, extra)
 
 
 def main(argv: list[str] | None = None) -> int:
