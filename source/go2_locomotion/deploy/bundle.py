@@ -89,6 +89,8 @@ class Bundle:
     """``[12]`` int: SDK2 motor index of each policy joint."""
     sdk2_to_policy: np.ndarray
     """``[12]`` int: policy index of each SDK2 motor."""
+    session: Any
+    """The ``onnxruntime.InferenceSession`` of ``policy.onnx`` (CPU), loaded once by the checks."""
 
     @property
     def manifest_path(self) -> Path:
@@ -185,7 +187,7 @@ def _check_observation(manifest: dict, path: Path) -> int:
     return width
 
 
-def _check_policy(manifest: dict, policy_path: Path, path: Path) -> None:
+def _check_policy(manifest: dict, policy_path: Path, path: Path):
     import onnxruntime as ort
 
     expected_hash = _field(manifest, "policy.sha256", path)
@@ -212,6 +214,7 @@ def _check_policy(manifest: dict, policy_path: Path, path: Path) -> None:
                     f"{path}: field '{field_name}' is {_field(manifest, field_name, path)}, but {policy_path.name}'s "
                     f"{kind} '{name}' has width {width}"
                 )
+    return session
 
 
 def read_manifest(path: Path) -> dict[str, Any]:
@@ -258,5 +261,5 @@ def load_bundle(directory: Path | str) -> Bundle:
     if _field(manifest, "action.width", path) != NUM_JOINTS:
         raise BundleError(f"{path}: field 'action.width' must be {NUM_JOINTS}, got {manifest['action']['width']}")
     _check_observation(manifest, path)
-    _check_policy(manifest, policy_path, path)
-    return Bundle(directory, manifest, policy_path, policy_to_sdk2, sdk2_to_policy)
+    session = _check_policy(manifest, policy_path, path)
+    return Bundle(directory, manifest, policy_path, policy_to_sdk2, sdk2_to_policy, session)

@@ -71,8 +71,6 @@ class ReferenceController:
     """
 
     def __init__(self, bundle: Bundle | str | Path):
-        import onnxruntime as ort
-
         self.bundle = bundle if isinstance(bundle, Bundle) else load_bundle(bundle)
         b = self.bundle
         self.policy_dt: float = float(b.field("timing.policy_dt"))
@@ -93,7 +91,6 @@ class ReferenceController:
         self._terms = b.field("observation.terms")
         self._obs_width = int(b.field("observation.width"))
         self._input_name = b.field("policy.input.name")
-        self._session = ort.InferenceSession(str(b.policy_path), providers=["CPUExecutionProvider"])
         self._last_action = np.zeros(NUM_JOINTS)
 
     def to_policy(self, sdk2: np.ndarray) -> np.ndarray:
@@ -151,7 +148,7 @@ class ReferenceController:
     def act(self, state: RobotState) -> ControlOutput:
         """Run the policy on ``state``; returns the targets and gains in SDK2 order and remembers the action."""
         obs = self.observation(state)
-        (action,) = self._session.run(None, {self._input_name: obs[None, :]})
+        (action,) = self.bundle.session.run(None, {self._input_name: obs[None, :]})
         action = action[0].astype(np.float64)
         if self._output_clip is not None:
             action = np.clip(action, -self._output_clip, self._output_clip)
