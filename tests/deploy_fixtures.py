@@ -7,9 +7,13 @@ import onnx
 import yaml
 from onnx import TensorProto, helper
 
+from go2_locomotion.assets.go2_description import JOINT_NAMES
 from go2_locomotion.deploy.bundle import FORMAT, SDK2_JOINT_ORDER, sha256_file
 
 PHYSX_ORDER = [f"{leg}_{part}_joint" for part in ("hip", "thigh", "calf") for leg in ("FL", "FR", "RL", "RR")]
+"""PhysX's joint order for the Go2: joint type by joint type (hips, thighs, calves), legs FL, FR, RL, RR."""
+NEWTON_ORDER = list(JOINT_NAMES)
+"""Newton's (and the pinned public) order: leg by leg, as the description lists them."""
 DEFAULTS = {"hip": 0.1, "thigh": 0.8, "calf": -1.5}
 """The Go2 standing pose [rad]: left hips; right hips are negated, rear thighs are 1.0."""
 

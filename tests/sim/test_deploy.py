@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 import torch
 import yaml
+from deploy_fixtures import NEWTON_ORDER, PHYSX_ORDER
 
 import go2_locomotion.tasks  # noqa: F401  (registers the tasks)
 from go2_locomotion.deploy.bundle import SDK2_JOINT_ORDER, load_bundle
@@ -20,8 +21,6 @@ STEPS = 15
 # 10-step episodes, so time-outs reset robots (and their previous action) inside the recording
 SHORT_EPISODES = ["env.episode_length_s=0.2"]
 SMALL_TERRAIN = ["env.scene.terrain.terrain_generator.num_rows=2", "env.scene.terrain.terrain_generator.num_cols=3"]
-PHYSX_ORDER = [f"{leg}_{part}_joint" for part in ("hip", "thigh", "calf") for leg in ("FL", "FR", "RL", "RR")]
-NEWTON_ORDER = [f"{leg}_{part}_joint" for leg in ("FL", "FR", "RL", "RR") for part in ("hip", "thigh", "calf")]
 
 
 def _np(x) -> np.ndarray:

@@ -8,13 +8,12 @@ import sys
 
 import numpy as np
 import pytest
-from deploy_fixtures import PHYSX_ORDER, default_position, make_bundle
+from deploy_fixtures import NEWTON_ORDER, PHYSX_ORDER, default_position, make_bundle
 
 from go2_locomotion.deploy import sim2sim
 from go2_locomotion.deploy.bundle import SDK2_JOINT_ORDER, BundleError, load_bundle
 from go2_locomotion.deploy.controller import ReferenceController, RobotState, projected_gravity_from_quat
 
-NEWTON_ORDER = [f"{leg}_{part}_joint" for leg in ("FL", "FR", "RL", "RR") for part in ("hip", "thigh", "calf")]
 SDK2_DEFAULTS = np.array([default_position(n) for n in SDK2_JOINT_ORDER])
 
 

@@ -89,7 +89,6 @@ class ReferenceController:
         self.kd: np.ndarray = self.to_sdk2(b.joint_array("actuators.kd"))
         """``[12]`` Kd in SDK2 order [N m s/rad]."""
         self._terms = b.field("observation.terms")
-        self._obs_width = int(b.field("observation.width"))
         self._input_name = b.field("policy.input.name")
         self._last_action = np.zeros(NUM_JOINTS)
 
