@@ -37,6 +37,27 @@ def test_random_actions(task):
     assert attempts == [], f"network access attempted: {attempts}"
 
 
+def test_cache_folder_changed_after_import_is_used_at_spawn(tmp_path, monkeypatch):
+    """A job script or notebook that sets the cache folder after the configs were imported: the robot is built
+    into, and spawned from, the folder in force when the environment is created."""
+    from isaaclab_tasks.utils import resolve_task_config
+
+    import go2_locomotion.tasks  # noqa: F401  (imports and registers every config)
+    from go2_locomotion.assets import go2_usd
+
+    env_cfg, _ = resolve_task_config("Go2-Flat", None, overrides=[])
+    assert env_cfg.scene.robot.spawn.usd_path == go2_usd.OFFLINE_USD
+    later = tmp_path / "set_after_import"
+    monkeypatch.setenv(go2_usd.CACHE_ENV_VAR, str(later))
+    with make_env("Go2-Flat", num_envs=2) as env:
+        env.reset(seed=0)
+        for _ in range(5):
+            obs, *_ = env.step(torch.zeros(2, 12))
+        assert torch.isfinite(obs["policy"]).all()
+    (built,) = later.glob("go2-*.usda")
+    assert built == go2_usd.go2_usd_path() and go2_usd.is_complete(built)
+
+
 def test_fall_ends_the_episode_by_base_contact():
     with make_env("Go2-Flat", num_envs=2) as env:
         env.reset(seed=0)

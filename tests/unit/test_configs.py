@@ -3,7 +3,7 @@
 import pytest
 
 from go2_locomotion.agents.rsl_rl_ppo_cfg import Go2FlatPPORunnerCfg, Go2RoughPPORunnerCfg
-from go2_locomotion.assets import go2
+from go2_locomotion.assets import go2, go2_usd
 from go2_locomotion.tasks import go2_flat_play_env_cfg, go2_rough_play_env_cfg
 from go2_locomotion.tasks.flat_env_cfg import Go2FlatEnvCfg
 from go2_locomotion.tasks.velocity_env_cfg import Go2RoughEnvCfg
@@ -128,7 +128,7 @@ def _file_fields(node, path=""):
 def test_scene_loads_only_local_files():
     for cfg in (Go2RoughEnvCfg(), Go2FlatEnvCfg()):
         files = dict(_file_fields(cfg.scene.to_dict(), "scene"))
-        assert "scene.robot.spawn.usd_path" in files
+        assert files["scene.robot.spawn.usd_path"] == go2_usd.OFFLINE_USD  # resolved in the cache at spawn time
         for field, value in files.items():
             assert "://" not in value, f"{field} = {value} needs a download"
 

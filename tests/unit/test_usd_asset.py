@@ -1,5 +1,7 @@
 """The offline Go2 USD: built from the description without network, flat body layout, cached."""
 
+from pathlib import Path
+
 import pytest
 from network_guard import no_network
 
@@ -57,3 +59,39 @@ def test_cache_is_reused(built):
 def test_changed_description_gets_a_new_file(built, monkeypatch):
     monkeypatch.setattr(go2_description, "FOOT_RADIUS", 0.023)
     assert go2_usd.go2_usd_path() != built
+
+
+def test_half_written_or_deleted_file_is_rebuilt(built):
+    text = built.read_text()
+    built.write_text(text[: len(text) // 2])  # a build killed mid-write, or a truncated copy
+    assert not go2_usd.is_complete(built)
+    assert go2_usd.ensure_go2_usd() == built
+    assert built.read_text() == text
+    built.unlink()
+    assert go2_usd.ensure_go2_usd() == built
+    assert built.read_text() == text and go2_usd.is_complete(built)
+
+
+def test_file_without_digest_is_rebuilt(built):
+    """A file some other writer left (an older version, a copy without its digest) is not trusted."""
+    digest = built.with_name(built.name + ".sha256")
+    digest.unlink()
+    stamp = built.stat().st_mtime_ns
+    assert go2_usd.ensure_go2_usd() == built
+    assert digest.is_file() and built.stat().st_mtime_ns != stamp
+
+
+def test_offline_name_resolves_in_the_cache_in_force(built, tmp_path, monkeypatch):
+    assert go2_usd.resolve_usd_path(go2_usd.OFFLINE_USD) == str(built)
+    monkeypatch.setenv(go2_usd.CACHE_ENV_VAR, str(tmp_path / "later"))
+    moved = Path(go2_usd.resolve_usd_path(go2_usd.OFFLINE_USD))
+    assert moved.parent == tmp_path / "later" and moved.name == built.name
+    assert moved.read_bytes() == built.read_bytes()
+
+
+def test_other_usd_paths_are_left_alone(tmp_path, monkeypatch):
+    monkeypatch.setenv(go2_usd.CACHE_ENV_VAR, str(tmp_path))
+    hosted = "https://example.invalid/Robots/Unitree/Go2/go2.usd"
+    assert go2_usd.resolve_usd_path(hosted) == hosted
+    assert go2_usd.resolve_usd_path("/data/my_go2.usd") == "/data/my_go2.usd"
+    assert list(tmp_path.iterdir()) == []  # nothing built

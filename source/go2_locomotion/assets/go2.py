@@ -56,12 +56,15 @@ GROUND_USD = str(Path(__file__).parent / "data" / "ground_plane.usda")
 
 
 def spawn_go2(prim_path: str, cfg: sim_utils.UsdFileCfg, translation=None, orientation=None, **kwargs):
-    """Spawn the Go2 from USD, building the offline asset into the cache first when the config points at it.
+    """Spawn the Go2 from USD. A config naming the offline asset (:data:`go2_usd.OFFLINE_USD`) spawns the file in
+    the cache folder in force now, built there first when missing or incomplete; any other ``usd_path`` is
+    spawned as given.
 
     Same contract as :func:`isaaclab.sim.spawners.from_files.spawn_from_usd`.
     """
-    if Path(cfg.usd_path) == go2_usd.go2_usd_path():
-        go2_usd.ensure_go2_usd()
+    resolved = go2_usd.resolve_usd_path(cfg.usd_path)
+    if resolved != cfg.usd_path:
+        cfg = cfg.replace(usd_path=resolved)
     return spawn_from_usd(prim_path, cfg, translation, orientation, **kwargs)
 
 
@@ -74,7 +77,7 @@ class Go2UsdFileCfg(sim_utils.UsdFileCfg):
 
 GO2_CFG = ArticulationCfg(
     spawn=Go2UsdFileCfg(
-        usd_path=str(go2_usd.go2_usd_path()),
+        usd_path=go2_usd.OFFLINE_USD,
         activate_contact_sensors=True,
         rigid_props=PhysxRigidBodyCfg(
             disable_gravity=False,

@@ -6,7 +6,13 @@ direct children of the robot prim (``{ENV_REGEX_NS}/Robot/base``, ``.../Robot/FL
 lifted to the top of the asset with their transforms relative to it kept and every relationship re-targeted.
 
 The result is cached under :func:`cache_dir` by a hash of everything it is built from; a changed description or
-converter version gives a new file name, so a stale asset is never reused.
+converter version gives a new file name, so a stale asset is never reused. Next to it a ``.sha256`` file records
+the finished file's digest: a cached file whose digest is missing or differs (deleted, half-written, edited) is
+rebuilt, never loaded.
+
+Configs do not hold the cache path: they name the asset by :data:`OFFLINE_USD`, and the spawner resolves it with
+:func:`resolve_usd_path` when the robot is spawned, so the cache folder in force *then* is the one used, whatever
+``GO2_LOCOMOTION_CACHE_DIR`` said when the configs were imported (a job script or notebook that sets it late).
 """
 
 from __future__ import annotations
@@ -23,6 +29,12 @@ _FLATTEN_VERSION = "1"
 
 CACHE_ENV_VAR = "GO2_LOCOMOTION_CACHE_DIR"
 """Environment variable that overrides the cache folder (for example a node-local scratch disk on a cluster)."""
+
+
+OFFLINE_USD = "{GO2_LOCOMOTION_CACHE}/go2.usda"
+"""The ``usd_path`` by which a config names this package's offline Go2 asset. It is not a file: the spawner
+builds or finds the asset in the cache folder in force at spawn time (:func:`resolve_usd_path`). Any other
+``usd_path`` (a file, Isaac Lab's hosted asset) is used as given."""
 
 
 def cache_dir() -> Path:
@@ -47,14 +59,37 @@ def go2_usd_path() -> Path:
     return cache_dir() / f"go2-{key}.usda"
 
 
-def ensure_go2_usd() -> Path:
-    """Build the Go2 USD if the cache lacks it and return its path.
+def resolve_usd_path(usd_path: str) -> str:
+    """The file to spawn for a config's ``usd_path``: :data:`OFFLINE_USD` becomes the cached asset in the cache
+    folder in force now (built first if missing or incomplete); anything else is returned unchanged."""
+    return str(ensure_go2_usd()) if usd_path == OFFLINE_USD else usd_path
 
-    Safe against concurrent builders (several ranks of a distributed job): each writes a private temporary file
-    and renames it into place atomically.
+
+def _digest_path(path: Path) -> Path:
+    return path.with_name(path.name + ".sha256")
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def is_complete(path: Path) -> bool:
+    """Whether ``path`` is a finished build: it exists and its recorded digest matches its bytes."""
+    digest = _digest_path(path)
+    if not (path.is_file() and digest.is_file()):
+        return False
+    return digest.read_text().strip() == _sha256(path)
+
+
+def ensure_go2_usd() -> Path:
+    """Build the Go2 USD unless the cache holds a complete one, and return its path.
+
+    Safe against concurrent builders (several ranks of a distributed job): each writes private temporary files
+    and renames them into place atomically, the asset first and its digest last, so a reader that finds a
+    matching digest reads a finished file.
     """
     path = go2_usd_path()
-    if path.is_file():
+    if is_complete(path):
         return path
     path.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="go2_usd_") as work:
@@ -63,7 +98,11 @@ def ensure_go2_usd() -> Path:
         layer = _convert_and_flatten(mjcf_path, Path(work) / "converted")
         tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp.usda")
         layer.Export(str(tmp))
+        digest = _sha256(tmp)
+        tmp_digest = _digest_path(tmp)
+        tmp_digest.write_text(digest + "\n")
         os.replace(tmp, path)
+        os.replace(tmp_digest, _digest_path(path))
     return path
 
 
@@ -119,6 +158,8 @@ def _convert_and_flatten(mjcf_path: Path, out_dir: Path):
                 rel.targetPathList.explicitItems = [retarget(item) for item in items]
 
     out.Traverse(root.GetPath(), visit)
+    # The converter's note names its temporary input folder; a fixed note keeps the build byte-for-byte repeatable.
+    out.documentation = f"Go2 from go2_locomotion, mujoco-usd-converter {_converter_version()}, bodies flattened"
     return out
 
 

@@ -21,7 +21,7 @@ def use_offline_assets(cfg) -> None:
     """Swap the downloaded files of an upstream velocity config for local ones."""
     spawn = cfg.scene.robot.spawn
     cfg.scene.robot.spawn = Go2UsdFileCfg(
-        usd_path=str(go2_usd.go2_usd_path()),
+        usd_path=go2_usd.OFFLINE_USD,
         activate_contact_sensors=spawn.activate_contact_sensors,
         rigid_props=spawn.rigid_props,
         articulation_props=spawn.articulation_props,
