@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Set up this project's environment: a Python 3.12 virtual environment (default .venv, or $GO2_VENV) holding
-# isaaclab==3.0.0 (with RSL-RL, torch, Newton, MuJoCo-Warp) and this package, editable, with its test extras.
-# The first run downloads ~6 GB and takes ~6 min; re-running reuses what is installed.
+# isaaclab==3.0.0 (with RSL-RL, torch, Newton, MuJoCo-Warp, and OvPhysX for PhysX without Isaac Sim) and this
+# package, editable, with its test extras. The first run downloads ~7 GB and takes ~7 min; re-running reuses what
+# is installed.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
 
@@ -34,13 +35,10 @@ else
     "$VENV/bin/python" -m pip install --quiet --upgrade pip
 fi
 
-installed="$("$VENV/bin/python" -c 'import importlib.metadata as m; print(m.version("isaaclab"))' 2>/dev/null || true)"
-if [ "$installed" = "$ISAACLAB_VERSION" ]; then
-    echo "setup.sh: isaaclab $installed already installed"
-else
-    echo "setup.sh: installing isaaclab==$ISAACLAB_VERSION (first time: ~6 min, ~6 GB)"
-    "$VENV/bin/python" -m pip install "isaaclab==$ISAACLAB_VERSION"
-fi
-
-"$VENV/bin/python" -m pip install --quiet -e ".[test]"
+# One resolver run for everything, so the pins agree: isaaclab with its `ovphysx` extra (OvPhysX, the PhysX
+# runtime Isaac Lab uses without Isaac Sim; `physics=physx` on a CPU machine) and this package with its test
+# extras. OvPhysX 0.6.4 pins packaging<24, so pip picks a pytest that accepts it. `isaaclab[ov]` is not used: its
+# RTX renderer (ovrtx) is a stub on PyPI that downloads from elsewhere, and physics does not need it.
+echo "setup.sh: installing isaaclab[ovphysx]==$ISAACLAB_VERSION and go2_locomotion[test] (first time: ~7 min, ~7 GB)"
+"$VENV/bin/python" -m pip install --quiet "isaaclab[ovphysx]==$ISAACLAB_VERSION" -e ".[test]"
 echo "setup.sh: done. Run the tests with: $VENV/bin/python -m pytest"

@@ -1,6 +1,7 @@
 """Deploy bundle against the real simulator: the reference controller, built from deploy.yaml and policy.onnx
 alone, reproduces Isaac Lab's policy observation and the simulator's joint targets in SDK2 order, for the
-Newton joint order and for the PhysX order (Isaac Lab's own ``joint_ordering=physx`` resolver)."""
+Newton joint order and for the PhysX order (Isaac Lab's own ``joint_ordering=physx`` resolver), on Newton and on
+the real PhysX engine (OvPhysX)."""
 
 import json
 
@@ -101,6 +102,9 @@ CASES = {
     "flat-physx": ("Go2-Flat", ["env.scene.robot.joint_ordering=physx"]),
     "rough-newton": ("Go2-Rough", SMALL_TERRAIN),
     "rough-physx": ("Go2-Rough", [*SMALL_TERRAIN, "env.scene.robot.joint_ordering=physx"]),
+    # the real PhysX engine (OvPhysX): its native joint order is PhysX's, the public one stays pinned
+    "flat-ovphysx": ("Go2-Flat", ["physics=physx"]),
+    "rough-ovphysx": ("Go2-Rough", [*SMALL_TERRAIN, "physics=physx"]),
 }
 
 
@@ -108,12 +112,14 @@ CASES = {
 def test_reference_controller_matches_simulator(case, asset_cache, tmp_path):
     task, overrides = CASES[case]
     names, records, resets = _record(task, overrides, tmp_path)
-    assert names == (PHYSX_ORDER if "physx" in case else NEWTON_ORDER)
+    assert names == (PHYSX_ORDER if case.endswith("-physx") else NEWTON_ORDER)
     assert resets > 0, "no episode ended during the recording; the reset path went untested"
 
     manifest = yaml.safe_load((tmp_path / "deploy.yaml").read_text())
     assert manifest["joints"]["names"] == names
-    assert manifest["joints"]["backend"] == "newton"
+    on_physx = case.endswith("-ovphysx")
+    assert manifest["joints"]["backend"] == ("ovphysx" if on_physx else "newton")
+    assert manifest["joints"]["backend_names"] == (PHYSX_ORDER if on_physx else NEWTON_ORDER)
     assert manifest["observation"]["normalizer"] is not None
 
     controller = ReferenceController(tmp_path)

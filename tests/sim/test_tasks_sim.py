@@ -1,4 +1,5 @@
-"""Each task built on the real simulator (Newton / MuJoCo-Warp on the CPU) with a few environments."""
+"""Each task built on the real simulator (Newton / MuJoCo-Warp, and PhysX through OvPhysX, on the CPU) with a few
+environments."""
 
 import pytest
 import torch
@@ -18,9 +19,11 @@ def _overrides(task):
     return SHORT_EPISODE + (SMALL_TERRAIN if task == "Go2-Rough" else [])
 
 
+@pytest.mark.parametrize("physics", ["newton_mjwarp", "physx"])
 @pytest.mark.parametrize("task", sorted(WIDTH))
-def test_random_actions(task):
-    with no_network() as attempts, make_env(task, num_envs=NUM_ENVS, overrides=_overrides(task)) as env:
+def test_random_actions(task, physics):
+    overrides = [*_overrides(task), f"physics={physics}"]
+    with no_network() as attempts, make_env(task, num_envs=NUM_ENVS, overrides=overrides) as env:
         obs, _ = env.reset(seed=0)
         assert obs["policy"].shape == (NUM_ENVS, WIDTH[task])
         assert env.action_space.shape == (NUM_ENVS, 12)

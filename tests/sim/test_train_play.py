@@ -154,6 +154,18 @@ def test_play_exports_policies_equal_to_the_runner(flat_run, workdir, monkeypatc
     np.testing.assert_allclose(stats["mean"], mean, rtol=1e-6, atol=1e-7)
 
 
+def test_newton_checkpoint_plays_on_physx(flat_run, tmp_path):
+    """A policy trained on Newton, played on PhysX (OvPhysX): same observation and action layout, so it loads,
+    runs and exports a bundle that names the engine it ran on."""
+    checkpoint = shutil.copy(flat_run / "model_1.pt", tmp_path / "model_1.pt")  # the bundle goes next to it
+    args = ["--task", "Go2-Flat", "--checkpoint", str(checkpoint), *CPU, *NORMALISED, "physics=physx"]
+    result = run_script("play.py", *args, "--num_steps", "30", cwd=tmp_path)
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-3000:]
+    assert "played 30 steps" in result.stdout + result.stderr
+    manifest = yaml.safe_load((tmp_path / "exported" / "deploy.yaml").read_text())
+    assert manifest["joints"]["backend"] == "ovphysx" and manifest["checkpoint"] == "model_1.pt"
+
+
 def test_export_script_and_sim2sim_on_a_rough_bundle(rough_run, tmp_path):
     """scripts/export.py writes a Go2-Rough bundle where asked; scripts/sim2sim.py runs it (height scan from
     MuJoCo rays) and writes its report and plot."""

@@ -16,8 +16,9 @@ from isaaclab.utils.assets import ISAACLAB_NUCLEUS_DIR
 from isaaclab_newton.sim.schemas import NewtonArticulationCfg
 from isaaclab_physx.sim.schemas import PhysxArticulationCfg, PhysxRigidBodyCfg
 
+from ..compat import ovphysx_pinned_memory
 from . import go2_usd
-from .go2_description import JOINT_NAMES
+from .go2_description import BODY_NAMES, JOINT_NAMES
 
 SPAWN_HEIGHT = 0.4
 """Height of the trunk origin when an episode starts [m]; the feet then drop about 7 cm to the ground."""
@@ -60,8 +61,10 @@ def spawn_go2(prim_path: str, cfg: sim_utils.UsdFileCfg, translation=None, orien
     the cache folder in force now, built there first when missing or incomplete; any other ``usd_path`` is
     spawned as given.
 
-    Same contract as :func:`isaaclab.sim.spawners.from_files.spawn_from_usd`.
+    Same contract as :func:`isaaclab.sim.spawners.from_files.spawn_from_usd`. Also applies, before any asset
+    allocates its buffers, the OvPhysX workaround for machines without CUDA (:mod:`..compat.ovphysx_pinned_memory`).
     """
+    ovphysx_pinned_memory.apply_if_needed()
     resolved = go2_usd.resolve_usd_path(cfg.usd_path)
     if resolved != cfg.usd_path:
         cfg = cfg.replace(usd_path=resolved)
@@ -103,6 +106,9 @@ GO2_CFG = ArticulationCfg(
     # policy trained on one backend read and drive the same joints on the other. On Newton this is its native
     # order, so no permutation runs there.
     joint_ordering=JOINT_NAMES,
+    # Bodies likewise (PhysX lists them level by level: base, four hips, four thighs, ...), so per-body buffers
+    # (contact forces, poses, masses) index the same bodies on both backends.
+    body_ordering=BODY_NAMES,
     actuators={
         "legs": DCMotorCfg(
             joint_names_expr=[".*_hip_joint", ".*_thigh_joint", ".*_calf_joint"],
