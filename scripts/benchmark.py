@@ -2,6 +2,7 @@
 
     python scripts/benchmark.py                                   # CPU defaults: 16, 64, 128 envs, 50 steps
     python scripts/benchmark.py --device cuda --num_envs 1024 4096 --training_envs 4096   # GPU scale
+    python scripts/benchmark.py --recipe cpu --repeats 2          # CPU recipe vs defaults: training throughput
 
 Drives `isaaclab benchmark runtime` and `isaaclab benchmark training --rl_library rsl_rl`; writes
 benchmark.json (every figure, machine, versions, ratios ours/upstream) and benchmark.png into --out.
@@ -11,7 +12,15 @@ import argparse
 import json
 from pathlib import Path
 
-from go2_locomotion.benchmark.compare import PAIRS, compare, format_row, plot
+from go2_locomotion.benchmark.compare import (
+    PAIRS,
+    compare,
+    compare_training,
+    cpu_recipe_setups,
+    format_row,
+    format_training,
+    plot,
+)
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -23,9 +32,29 @@ if __name__ == "__main__":
     parser.add_argument("--repeats", type=int, default=1, help="Alternating repeats per figure; medians are kept.")
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--out", default="benchmark_results", help="Output folder.")
+    parser.add_argument(
+        "--recipe",
+        choices=["cpu"],
+        help="Instead: training throughput of the CPU recipe (Go2-Flat, presets=cpu) against Go2-Flat's and "
+        "upstream's defaults at --training_envs, over --training_iterations whole iterations.",
+    )
     parser.add_argument("presets", nargs="*", help="Preset selectors passed on, e.g. physics=newton_mjwarp.")
     args = parser.parse_args()
+    for flag in ("num_steps", "training_iterations", "repeats"):
+        if getattr(args, flag) < 1:
+            parser.error(f"--{flag} must be a positive integer, got {getattr(args, flag)}")
+    if min(args.num_envs) < 1 or args.training_envs < 0:
+        parser.error(
+            f"--num_envs must be positive integers and --training_envs >= 0, got {args.num_envs}, {args.training_envs}"
+        )
     out = Path(args.out)
+    if args.recipe:
+        setups = cpu_recipe_setups(baseline_envs=args.training_envs or 64)
+        result = compare_training(setups, args.training_iterations, args.device, out, repeats=args.repeats)
+        (out / "training_throughput.json").write_text(json.dumps(result, indent=2) + "\n")
+        print(format_training(result))
+        print(f"written: {out / 'training_throughput.json'}")
+        raise SystemExit(0)
     result = compare(
         args.pairs,
         args.num_envs,

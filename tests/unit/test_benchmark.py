@@ -99,3 +99,59 @@ def test_repeats_alternate_and_keep_medians(tmp_path, monkeypatch):
     assert (row["ours"]["env_steps_per_s"], row["upstream"]["env_steps_per_s"]) == (600.0, 400.0)
     assert row["ratio"]["env_steps_per_s"] == pytest.approx(1.5)
     assert len(row["samples"]["ours"]) == 3
+
+
+def _training_report(tmp_path, name, fps, iteration_s, steps):
+    phases = [
+        {"phase_name": "startup", "metadata": [], "measurements": []},
+        {
+            "phase_name": "runtime",
+            "metadata": [],
+            "measurements": [
+                {"name": "benchmark_rsl_rl runtime Mean Total FPS", "value": fps, "unit": "FPS"},
+                {"name": "benchmark_rsl_rl runtime Mean Iteration Time", "value": 1000 * iteration_s, "unit": "ms"},
+                {"name": "benchmark_rsl_rl runtime Steps per Iteration", "value": steps, "unit": ""},
+                {"name": "benchmark_rsl_rl runtime Mean Collection FPS", "value": steps / (0.8 * iteration_s)},
+            ],
+        },
+    ]
+    path = tmp_path / f"{name}_{fps}.json"
+    path.write_text(json.dumps(phases))
+    return path
+
+
+def test_cpu_recipe_comparison_rotates_and_takes_ratios(tmp_path, monkeypatch):
+    """Three setups, two repeats: each measured twice, who goes first rotates, medians and ratios by hand."""
+    setups = compare.cpu_recipe_setups(baseline_envs=64)
+    assert [(s.task, s.num_envs, s.presets) for s in setups] == [
+        ("Go2-Flat", 512, ("presets=cpu",)),
+        ("Go2-Flat", 64, ()),
+        ("Go2-Upstream-Flat-Offline", 64, ()),
+    ]
+    fps = {"Go2-Flat-512": [3000.0, 3200.0], "Go2-Flat-64": [500.0, 540.0], "Go2-Upstream-Flat-Offline-64": [300.0]}
+    calls = []
+
+    def fake(kind, task, num_envs, args, out_dir, log):
+        key = f"{task}-{num_envs}"
+        calls.append((key, "presets=cpu" in args, "agent.device=cpu" in args))
+        values = fps[key]
+        value = values[min(len([c for c in calls if c[0] == key]) - 1, len(values) - 1)]
+        return _training_report(tmp_path, key, value, num_envs * 24 / value, num_envs * 24)
+
+    monkeypatch.setattr(compare, "run_isaaclab_benchmark", fake)
+    result = compare.compare_training(setups, 3, "cpu", tmp_path, log=lambda *_: None, repeats=2)
+    assert [c[0] for c in calls] == [
+        "Go2-Flat-512",
+        "Go2-Flat-64",
+        "Go2-Upstream-Flat-Offline-64",
+        "Go2-Flat-64",
+        "Go2-Upstream-Flat-Offline-64",
+        "Go2-Flat-512",
+    ]
+    assert all(agent for _, _, agent in calls) and [p for k, p, _ in calls if k == "Go2-Flat-512"] == [True, True]
+    assert result["medians"]["cpu_recipe"]["training_env_steps_per_s"] == 3100.0
+    assert result["medians"]["ours_default"]["training_env_steps_per_s"] == 520.0
+    assert result["ratios"]["cpu_recipe/upstream_default"] == pytest.approx(3100 / 300)
+    assert result["ratios"]["cpu_recipe/ours_default"] == pytest.approx(3100 / 520)
+    text = compare.format_training(result)
+    assert "ratio cpu_recipe/ours_default: 5.96x" in text and "3100 env-steps/s" in text

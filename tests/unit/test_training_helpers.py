@@ -106,3 +106,27 @@ def test_distributed_arguments(monkeypatch):
     args.run_timestamp = time.strftime("%Y-%m-%d_%H-%M-%S")
     check_distributed_args(args)
     check_distributed_args(argparse.Namespace(distributed=False, device="cpu", run_timestamp=None))
+
+
+def test_windowed_means_compare_runs_at_equal_samples():
+    """Iteration i has collected (i + 1) x per-iteration transitions; a window averages the iterations ending in
+    it. 100 transitions per iteration against 400: the windows (0, 400] and (400, 800] hold iterations 0-3 and
+    4-7 of the small run and iteration 0 and 1 of the large one."""
+    from go2_locomotion.training.curves import windowed_by_samples
+
+    small = {"Metrics/base_velocity/error_vel_xy": {i: float(i) for i in range(8)}}
+    large = {"Metrics/base_velocity/error_vel_xy": {0: 10.0, 1: 20.0}}
+    windows = [(0, 400), (400, 800)]
+    assert [r["xy error"] for r in windowed_by_samples(small, 100, windows)] == [1.5, 5.5]
+    assert [r["xy error"] for r in windowed_by_samples(large, 400, windows)] == [10.0, 20.0]
+    assert windowed_by_samples(small, 100, windows)[0]["mean reward"] is None  # no such scalar logged
+
+
+def test_comparing_runs_needs_an_output_and_one_label_each(tmp_path):
+    from go2_locomotion.errors import UsageError
+    from go2_locomotion.training.curves import write_curves
+
+    with pytest.raises(UsageError, match="one label per run \\(2\\), got 1"):
+        write_curves([str(tmp_path / "a"), str(tmp_path / "b")], ["only"], str(tmp_path))
+    with pytest.raises(UsageError, match="--out is required"):
+        write_curves([str(tmp_path / "a"), str(tmp_path / "b")], None, None)

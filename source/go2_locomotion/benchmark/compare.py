@@ -204,6 +204,96 @@ def compare(
     }
 
 
+@dataclass(frozen=True)
+class TrainingSetup:
+    """One side of a training-throughput comparison: a task, its env count and its preset selectors."""
+
+    name: str
+    task: str
+    num_envs: int
+    presets: tuple[str, ...] = ()
+
+
+def cpu_recipe_setups(baseline_envs: int = 64) -> list[TrainingSetup]:
+    """The CPU training recipe against today's default and upstream's task with upstream's defaults, both at
+    ``baseline_envs`` (Newton / MuJoCo-Warp: the default physics of both)."""
+    from ..tasks.velocity_env_cfg import CPU_RECIPE_NUM_ENVS
+
+    ours, upstream = PAIRS["flat"]
+    return [
+        TrainingSetup("cpu_recipe", ours, CPU_RECIPE_NUM_ENVS, ("presets=cpu",)),
+        TrainingSetup("ours_default", ours, baseline_envs),
+        TrainingSetup("upstream_default", upstream, baseline_envs),
+    ]
+
+
+def compare_training(
+    setups: list[TrainingSetup],
+    iterations: int,
+    device: str,
+    out_dir: Path,
+    log=print,
+    repeats: int = 1,
+) -> dict:
+    """Training throughput (collection + learning over whole iterations) of each setup, measured by
+    ``isaaclab benchmark training``, the setups in rotating order at every repeat so machine drift hits all;
+    medians, and every setup's ratio to the others."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    samples: dict[str, list[Measurement]] = {s.name: [] for s in setups}
+    errors: dict[str, str] = {}
+    for repeat in range(repeats):
+        order = setups[repeat % len(setups) :] + setups[: repeat % len(setups)]
+        for setup in order:
+            if setup.name in errors:
+                continue
+            args = ["--rl_library", "rsl_rl", "--max_iterations", str(iterations), "--device", device]
+            args += [f"agent.device={device}", *setup.presets]
+            try:
+                samples[setup.name].append(measure("training", setup.task, setup.num_envs, args, out_dir, log))
+            except RuntimeError as error:
+                log(f"FAILED: {error}")
+                errors[setup.name] = str(error)
+    medians = {name: median_figures(ms) for name, ms in samples.items() if ms}
+    throughput = {name: m.get("training_env_steps_per_s") for name, m in medians.items()}
+    ratios = {f"{a}/{b}": ratio(throughput[a], throughput[b]) for a in throughput for b in throughput if a != b}
+    return {
+        "date": datetime.now().isoformat(timespec="seconds"),
+        "device": device,
+        "iterations": iterations,
+        "repeats": repeats,
+        "setups": [vars(s) | {"presets": list(s.presets)} for s in setups],
+        "medians": medians,
+        "samples": {name: [m.figures for m in ms] for name, ms in samples.items()},
+        "ratios": ratios,
+        "errors": errors,
+        "machine": {"platform": platform.platform(), "processor": platform.processor(), "cpus": _cpu_count()},
+        "versions": _versions(),
+        "note": "training_env_steps_per_s = envs x steps per iteration / (collection + learning time)",
+    }
+
+
+def format_training(result: dict) -> str:
+    """One line per setup, then the ratios of the first setup to the others."""
+    lines = []
+    for setup in result["setups"]:
+        name = setup["name"]
+        figures = result["medians"].get(name)
+        presets = " ".join(setup["presets"])
+        head = f"{name:16s} {setup['task']} N={setup['num_envs']} {presets}".rstrip()
+        if figures is None:
+            lines.append(f"{head}: FAILED {result['errors'].get(name, '')}")
+            continue
+        lines.append(
+            f"{head}: {figures['training_env_steps_per_s']:.0f} env-steps/s "
+            f"(iteration {figures.get('iteration_time_s') or float('nan'):.2f} s)"
+        )
+    first = result["setups"][0]["name"]
+    for key, value in result["ratios"].items():
+        if key.startswith(f"{first}/") and value is not None:
+            lines.append(f"ratio {key}: {value:.2f}x")
+    return "\n".join(lines)
+
+
 def _cpu_count() -> int | None:
     import os
 
@@ -214,7 +304,7 @@ def _versions() -> dict:
     from importlib.metadata import PackageNotFoundError, version
 
     found = {}
-    for name in ("go2_locomotion", "isaaclab", "rsl-rl-lib", "torch", "newton", "warp-lang", "mujoco-warp"):
+    for name in ("go2_locomotion", "isaaclab", "rsl-rl-lib", "torch", "newton", "warp-lang", "mujoco-warp", "ovphysx"):
         try:
             found[name] = version(name)
         except PackageNotFoundError:

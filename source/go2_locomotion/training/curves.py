@@ -91,3 +91,103 @@ def export_curves(run_dir: Path, out_dir: Path | None = None) -> tuple[Path, Pat
     write_csv(scalars, csv_path)
     plot(scalars, png_path, title=run_dir.name)
     return csv_path, png_path
+
+
+TABLE_METRICS = {
+    "episode length": "Train/mean_episode_length",
+    "base contact": "Episode_Termination/base_contact",
+    "xy error": "Metrics/base_velocity/error_vel_xy",
+    "yaw error": "Metrics/base_velocity/error_vel_yaw",
+    "mean reward": "Train/mean_reward",
+}
+"""Columns of the per-sample comparison table: label -> scalar tag."""
+
+
+def samples_per_iteration(run_dir: Path) -> int:
+    """Transitions per iteration of a run, from its resolved configs: envs x steps per env (global over ranks is
+    not recorded there, so a distributed run counts one rank)."""
+    import yaml
+
+    params = Path(run_dir) / "params"
+    try:
+        env = yaml.unsafe_load((params / "env.yaml").read_text())
+        agent = yaml.unsafe_load((params / "agent.yaml").read_text())
+    except FileNotFoundError as error:
+        raise UsageError(f"{run_dir} has no params/env.yaml or params/agent.yaml: {error.filename}") from None
+    return int(env["scene"]["num_envs"]) * int(agent["num_steps_per_env"])
+
+
+def windowed_by_samples(
+    scalars: dict[str, dict[int, float]], per_iteration: int, windows: list[tuple[int, int]]
+) -> list[dict[str, float | None]]:
+    """Per window ``[start, end)`` of transitions collected, the mean of each table metric over the iterations
+    whose samples end inside the window (iteration i has collected ``(i + 1) x per_iteration``)."""
+    rows = []
+    for start, end in windows:
+        row = {}
+        for label, tag in TABLE_METRICS.items():
+            values = [v for it, v in scalars.get(tag, {}).items() if start < (it + 1) * per_iteration <= end]
+            row[label] = sum(values) / len(values) if values else None
+        rows.append(row)
+    return rows
+
+
+def compare_by_samples(run_dirs: list[Path], labels: list[str], out_dir: Path, windows: int = 5) -> tuple[Path, Path]:
+    """Learning of several runs against transitions collected (not iterations): ``by_samples.png`` (the learning
+    panels) and ``by_samples.md`` (a table of windowed means at equal sample counts, over the samples every run
+    reached)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    runs = [(label, read_scalars(Path(d)), samples_per_iteration(Path(d))) for d, label in zip(run_dirs, labels)]
+    reached = min((max(sc["Train/mean_reward"]) + 1) * per for _, sc, per in runs)
+    edges = [round(reached * k / windows) for k in range(windows + 1)]
+    bounds = list(zip(edges[:-1], edges[1:]))
+    lines = [
+        "| samples | " + " | ".join(f"{metric} ({' / '.join(labels)})" for metric in TABLE_METRICS) + " |",
+        "|---" * (len(TABLE_METRICS) + 1) + "|",
+    ]
+    tables = [windowed_by_samples(sc, per, bounds) for _, sc, per in runs]
+    for k, (start, end) in enumerate(bounds):
+        cells = []
+        for metric in TABLE_METRICS:
+            values = [table[k][metric] for table in tables]
+            cells.append(" / ".join("–" if v is None else f"{v:.3g}" for v in values))
+        lines.append(f"| {start:,}–{end:,} | " + " | ".join(cells) + " |")
+    table_path = out_dir / "by_samples.md"
+    table_path.write_text("\n".join(lines) + "\n")
+
+    fig, axes = plt.subplots(1, len(PANELS), figsize=(5 * len(PANELS), 4))
+    for ax, (name, tags) in zip(axes, PANELS.items()):
+        for label, scalars, per in runs:
+            for tag in tags:
+                if tag in scalars:
+                    its = sorted(scalars[tag])
+                    values = rolling_mean([scalars[tag][i] for i in its], SMOOTHING)
+                    ax.plot([(i + 1) * per for i in its], values, label=f"{label}: {tag.split('/')[-1]}")
+        ax.set_title(name)
+        ax.set_xlabel("transitions collected")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    png_path = out_dir / "by_samples.png"
+    fig.savefig(png_path, dpi=90)
+    plt.close(fig)
+    return table_path, png_path
+
+
+def write_curves(run_dirs: list[str], labels: list[str] | None, out: str | None) -> tuple[Path, Path]:
+    """One run: its curves (:func:`export_curves`); several: their comparison by samples
+    (:func:`compare_by_samples`), which needs ``out`` and one label per run (default 0, 1, ...)."""
+    if len(run_dirs) == 1:
+        return export_curves(Path(run_dirs[0]), Path(out) if out else None)
+    labels = labels or [str(i) for i in range(len(run_dirs))]
+    if len(labels) != len(run_dirs):
+        raise UsageError(f"--labels needs one label per run ({len(run_dirs)}), got {len(labels)}")
+    if out is None:
+        raise UsageError("--out is required when comparing runs")
+    return compare_by_samples([Path(d) for d in run_dirs], labels, Path(out))
