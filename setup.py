@@ -15,17 +15,21 @@ setup(
     long_description=(ROOT / "README.md").read_text(),
     long_description_content_type="text/markdown",
     license="BSD-3-Clause",
-    python_requires=">=3.11",
+    python_requires=">=3.12",
     package_dir={"": "source"},
     packages=find_packages("source"),
     package_data={"go2_locomotion": ["assets/data/*.usda"]},
     install_requires=[
         # Isaac Lab itself is not listed: inside an Isaac Lab / Isaac Sim install it is already there, and
         # pip must not replace it. The project's own environment gets it from setup.sh.
-        "mujoco-usd-converter==0.6.1",
         "onnxruntime",
     ],
-    extras_require={"test": ["pytest", "ruff"]},
+    extras_require={
+        # Only to rebuild the Go2 USD after changing its description (the package ships the asset of its own);
+        # keep it out of Isaac Sim's Python, whose Kit brings its own USD.
+        "usd-build": ["mujoco-usd-converter==0.6.1"],
+        "test": ["pytest", "ruff"],
+    },
     entry_points={
         "isaaclab.tasks": [
             "go2_locomotion = go2_locomotion.tasks",

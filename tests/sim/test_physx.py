@@ -1,6 +1,7 @@
 """PhysX without Isaac Sim (OvPhysX on the CPU): the upstream bug this package works around, the Go2 as PhysX
 builds it, and the scripts' train -> play -> export chain on ``physics=physx``."""
 
+import json
 import subprocess
 import sys
 import textwrap
@@ -108,13 +109,20 @@ def test_train_play_export_on_physx(tmp_path):
     (run,) = (tmp_path / "logs" / "rsl_rl" / "go2_flat").iterdir()
     assert torch.load(run / "model_1.pt", weights_only=True)["iter"] == 1
     assert "class_type: isaaclab_ov.physics.ovphysx_manager:OvPhysxManager" in (run / "params" / "env.yaml").read_text()
+    summary = json.loads((run / "run_summary.json").read_text())
+    assert summary["physics"] == {
+        "backend": "ovphysx",
+        "engine": "PhysX (OvPhysX, no Isaac Sim)",
+        "manager": "OvPhysxManager",
+        "config": "OvPhysxCfg",
+    }
 
     result = run_script(
         "play.py", "--task", "Go2-Flat", "--checkpoint", "latest", "--num_steps", "20", *CPU, *PHYSX, cwd=tmp_path
     )
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-3000:]
     manifest = yaml.safe_load((run / "exported" / "deploy.yaml").read_text())
-    assert manifest["joints"]["backend"] == "ovphysx"
+    assert manifest["joints"]["backend"] == "ovphysx" and manifest["physics"]["backend"] == "ovphysx"
     assert manifest["joints"]["names"] == NEWTON_ORDER and manifest["joints"]["backend_names"] == PHYSX_ORDER
     assert manifest["checkpoint"] == "model_1.pt"
 

@@ -41,8 +41,9 @@ def test_random_actions(task, physics):
 
 
 def test_cache_folder_changed_after_import_is_used_at_spawn(tmp_path, monkeypatch):
-    """A job script or notebook that sets the cache folder after the configs were imported: the robot is built
-    into, and spawned from, the folder in force when the environment is created."""
+    """A job script or notebook that sets the cache folder after the configs were imported: a description that
+    differs from the shipped asset's (a foot 0.5 mm larger) is built into, and spawned from, the folder in force
+    when the environment is created."""
     from isaaclab_tasks.utils import resolve_task_config
 
     import go2_locomotion.tasks  # noqa: F401  (imports and registers every config)
@@ -52,6 +53,8 @@ def test_cache_folder_changed_after_import_is_used_at_spawn(tmp_path, monkeypatc
     assert env_cfg.scene.robot.spawn.usd_path == go2_usd.OFFLINE_USD
     later = tmp_path / "set_after_import"
     monkeypatch.setenv(go2_usd.CACHE_ENV_VAR, str(later))
+    monkeypatch.setattr(go2_description, "FOOT_RADIUS", go2_description.FOOT_RADIUS + 0.0005)
+    assert go2_usd.shipped_usd_path() is None
     with make_env("Go2-Flat", num_envs=2) as env:
         env.reset(seed=0)
         for _ in range(5):

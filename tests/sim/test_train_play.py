@@ -149,6 +149,7 @@ def test_play_exports_policies_equal_to_the_runner(flat_run, workdir, monkeypatc
     # deploy.yaml carries the trained statistics and names the checkpoint it came from
     manifest = yaml.safe_load((exported / "deploy.yaml").read_text())
     assert manifest["checkpoint"] == "model_2.pt" and manifest["task"] == "Go2-Flat"
+    assert manifest["physics"]["backend"] == "newton" and manifest["physics"]["manager"] == "NewtonManager"
     stats = manifest["observation"]["normalizer"]
     mean = next(v for k, v in normaliser.items() if k.endswith("_mean")).reshape(-1).numpy()
     np.testing.assert_allclose(stats["mean"], mean, rtol=1e-6, atol=1e-7)
@@ -286,6 +287,7 @@ def test_run_summary_after_a_one_iteration_run(rough_run):
     assert summary["versions"]["isaaclab"] == "3.0.0" and summary["versions"]["rsl-rl-lib"] == "5.5.1"
     assert summary["versions"]["torch"].startswith("2.11")
     assert summary["device"] == "cpu" and summary["world_size"] == 1
+    assert summary["physics"]["backend"] == "newton" and summary["physics"]["config"] == "NewtonCfg"
     assert summary["num_envs_per_rank"] == summary["num_envs_global"] == 8
     assert summary["samples_per_iteration_per_rank"] == summary["samples_per_iteration_global"] == 8 * 24
     assert (summary["iterations_completed"], summary["first_iteration"], summary["last_iteration"]) == (1, 0, 0)

@@ -53,3 +53,32 @@ def test_play_ids_are_the_training_config_in_play_mode():
 def test_duplicate_registration_is_refused():
     with pytest.raises(ValueError, match="Task 'Go2-Rough' is already registered"):
         importlib.reload(tasks)
+
+
+def test_loading_configs_imports_no_usd_or_kit_module():
+    """Inside Isaac Sim, USD (pxr) and Kit modules (omni, carb, isaacsim) must not load before SimulationApp starts.
+    In a fresh interpreter: every ``isaaclab.tasks`` entry point (what Isaac Lab's CLI loads), the four tasks'
+    configs resolved with each physics selector, and the modules every script starts from."""
+    import subprocess
+    import sys
+    import textwrap
+
+    script = textwrap.dedent(
+        """
+        import importlib, importlib.metadata, sys
+        for entry in importlib.metadata.entry_points(group="isaaclab.tasks"):
+            if entry.value.startswith("go2_locomotion"):
+                entry.load()
+        from isaaclab_tasks.utils import resolve_task_config
+        for task in ("Go2-Rough", "Go2-Flat", "Go2-Rough-Play", "Go2-Flat-Play"):
+            for selector in ([], ["physics=physx"], ["presets=cpu"], ["physics=isaacsim_physx"]):
+                resolve_task_config(task, "rsl_rl_cfg_entry_point", overrides=selector)
+        for name in ("training.train", "training.play", "training.export", "training.curves", "benchmark.compare",
+                     "deploy.manifest", "deploy.sim2sim"):
+            importlib.import_module("go2_locomotion." + name)
+        print("LOADED", sorted(m for m in sys.modules if m.split(".")[0] in ("pxr", "omni", "carb", "isaacsim")))
+        """
+    )
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "LOADED []" in result.stdout, result.stdout[-2000:]

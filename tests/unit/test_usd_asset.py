@@ -81,12 +81,37 @@ def test_file_without_digest_is_rebuilt(built):
     assert digest.is_file() and built.stat().st_mtime_ns != stamp
 
 
-def test_offline_name_resolves_in_the_cache_in_force(built, tmp_path, monkeypatch):
-    assert go2_usd.resolve_usd_path(go2_usd.OFFLINE_USD) == str(built)
+def test_shipped_asset_equals_a_fresh_build(built):
+    """The package's own asset is what the converter makes of the current description, byte for byte. After a
+    change to the description: ``python -m go2_locomotion.assets.go2_usd --ship``."""
+    shipped = go2_usd.shipped_usd_path()
+    assert shipped is not None, f"no {go2_usd.asset_name()} in {go2_usd.SHIPPED_DIR}: rebuild it with --ship"
+    assert shipped.name == built.name and shipped.read_bytes() == built.read_bytes()
+    assert sorted(p.name for p in go2_usd.SHIPPED_DIR.glob("go2-*.usda")) == [shipped.name]  # no stale copy
+
+
+def test_own_description_spawns_the_shipped_file_without_building(tmp_path, monkeypatch):
+    monkeypatch.setenv(go2_usd.CACHE_ENV_VAR, str(tmp_path))
+    monkeypatch.setattr(go2_usd, "_converter_version", lambda: None)  # as inside Isaac Sim: no converter
+    assert go2_usd.resolve_usd_path(go2_usd.OFFLINE_USD) == str(go2_usd.shipped_usd_path())
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_changed_description_builds_in_the_cache_in_force(built, tmp_path, monkeypatch):
+    monkeypatch.setattr(go2_description, "FOOT_RADIUS", 0.023)
+    assert go2_usd.shipped_usd_path() is None
     monkeypatch.setenv(go2_usd.CACHE_ENV_VAR, str(tmp_path / "later"))
     moved = Path(go2_usd.resolve_usd_path(go2_usd.OFFLINE_USD))
-    assert moved.parent == tmp_path / "later" and moved.name == built.name
-    assert moved.read_bytes() == built.read_bytes()
+    assert moved.parent == tmp_path / "later" and moved.name != built.name and go2_usd.is_complete(moved)
+    assert "double radius = 0.023" in moved.read_text() or "0.023" in moved.read_text()
+
+
+def test_changed_description_without_the_converter_says_how_to_build(tmp_path, monkeypatch):
+    monkeypatch.setattr(go2_description, "FOOT_RADIUS", 0.023)
+    monkeypatch.setenv(go2_usd.CACHE_ENV_VAR, str(tmp_path))
+    monkeypatch.setattr(go2_usd, "_converter_version", lambda: None)
+    with pytest.raises(RuntimeError, match=r"mujoco-usd-converter==0\.6\.1 \(found None\).*usd-build"):
+        go2_usd.resolve_usd_path(go2_usd.OFFLINE_USD)
 
 
 def test_other_usd_paths_are_left_alone(tmp_path, monkeypatch):

@@ -10,7 +10,6 @@ from pathlib import Path
 import isaaclab.sim as sim_utils
 from isaaclab.actuators import DCMotorCfg
 from isaaclab.assets import ArticulationCfg
-from isaaclab.sim.spawners.from_files import spawn_from_usd
 from isaaclab.utils import configclass
 from isaaclab.utils.assets import ISAACLAB_NUCLEUS_DIR
 from isaaclab_newton.sim.schemas import NewtonArticulationCfg
@@ -64,6 +63,10 @@ def spawn_go2(prim_path: str, cfg: sim_utils.UsdFileCfg, translation=None, orien
     Same contract as :func:`isaaclab.sim.spawners.from_files.spawn_from_usd`. Also applies, before any asset
     allocates its buffers, the OvPhysX workaround for machines without CUDA (:mod:`..compat.ovphysx_pinned_memory`).
     """
+    # Imported here, not at module level: Isaac Lab's spawners load USD (pxr), which must not happen before Kit
+    # starts inside Isaac Sim; loading the task configs stays free of pxr, as Isaac Lab's own configs are.
+    from isaaclab.sim.spawners.from_files import spawn_from_usd
+
     ovphysx_pinned_memory.apply_if_needed()
     resolved = go2_usd.resolve_usd_path(cfg.usd_path)
     if resolved != cfg.usd_path:

@@ -1,18 +1,24 @@
-"""Turn the Go2 description into the USD asset Isaac Lab spawns, built once and cached.
+"""The Go2 USD asset Isaac Lab spawns: shipped with the package, or built from the description and cached.
 
 The MJCF from :mod:`go2_description` is converted with ``mujoco-usd-converter`` (MJCF -> USD on the CPU, no
 network). The converter nests each body inside its parent, as MuJoCo does; Isaac Lab addresses rigid bodies as
 direct children of the robot prim (``{ENV_REGEX_NS}/Robot/base``, ``.../Robot/FL_foot``), so the bodies are
 lifted to the top of the asset with their transforms relative to it kept and every relationship re-targeted.
 
-The result is cached under :func:`cache_dir` by a hash of everything it is built from; a changed description or
-converter version gives a new file name, so a stale asset is never reused. Next to it a ``.sha256`` file records
-the finished file's digest: a cached file whose digest is missing or differs (deleted, half-written, edited) is
-rebuilt, never loaded.
+Every asset is named ``go2-<key>.usda``, the key hashing everything it is built from (the MJCF text, the pinned
+converter version, the flattening version), so a stale asset is never used. The package ships the asset of its
+own description (``assets/data/go2-<key>.usda``; a test rebuilds it and compares bytes), so spawning the
+shipped Go2 needs neither the converter nor pip's USD, which matters inside Isaac Sim, whose Kit brings its own
+USD. A description changed locally is built on first use into :func:`cache_dir`; next to a cached file a
+``.sha256`` file records the finished file's digest, and a cached file whose digest is missing or differs
+(deleted, half-written, edited) is rebuilt, never loaded.
 
-Configs do not hold the cache path: they name the asset by :data:`OFFLINE_USD`, and the spawner resolves it with
+Configs do not hold a path: they name the asset by :data:`OFFLINE_USD`, and the spawner resolves it with
 :func:`resolve_usd_path` when the robot is spawned, so the cache folder in force *then* is the one used, whatever
 ``GO2_LOCOMOTION_CACHE_DIR`` said when the configs were imported (a job script or notebook that sets it late).
+
+``python -m go2_locomotion.assets.go2_usd`` builds the asset (outside Kit) and prints its path; ``--ship``
+writes it into the package's data folder, after the description changed.
 """
 
 from __future__ import annotations
@@ -27,14 +33,20 @@ from . import go2_description
 _FLATTEN_VERSION = "1"
 """Bump when the flattening below changes, so cached assets are rebuilt."""
 
+CONVERTER_VERSION = "0.6.1"
+"""The ``mujoco-usd-converter`` release assets are built with (the ``usd-build`` extra pins it): 0.8 needs
+mujoco >= 3.16, newton pins 3.12. Part of every asset's key."""
+
 CACHE_ENV_VAR = "GO2_LOCOMOTION_CACHE_DIR"
 """Environment variable that overrides the cache folder (for example a node-local scratch disk on a cluster)."""
 
+SHIPPED_DIR = Path(__file__).parent / "data"
+"""Where the package keeps the asset of its own description."""
 
 OFFLINE_USD = "{GO2_LOCOMOTION_CACHE}/go2.usda"
 """The ``usd_path`` by which a config names this package's offline Go2 asset. It is not a file: the spawner
-builds or finds the asset in the cache folder in force at spawn time (:func:`resolve_usd_path`). Any other
-``usd_path`` (a file, Isaac Lab's hosted asset) is used as given."""
+resolves it when the robot is spawned (:func:`resolve_usd_path`). Any other ``usd_path`` (a file, Isaac Lab's
+hosted asset) is used as given."""
 
 
 def cache_dir() -> Path:
@@ -46,23 +58,31 @@ def cache_dir() -> Path:
     return Path(base) / "go2_locomotion"
 
 
-def _converter_version() -> str:
-    from importlib.metadata import version
-
-    return version("mujoco-usd-converter")
+def asset_name() -> str:
+    """``go2-<key>.usda`` for the current description."""
+    mjcf = go2_description.to_mjcf(spawn_height=0.0)
+    key = hashlib.sha256(f"{mjcf}\n{CONVERTER_VERSION}\n{_FLATTEN_VERSION}".encode()).hexdigest()[:16]
+    return f"go2-{key}.usda"
 
 
 def go2_usd_path() -> Path:
     """Where the Go2 USD for the current description lives in the cache (it may not be built yet)."""
-    mjcf = go2_description.to_mjcf(spawn_height=0.0)
-    key = hashlib.sha256(f"{mjcf}\n{_converter_version()}\n{_FLATTEN_VERSION}".encode()).hexdigest()[:16]
-    return cache_dir() / f"go2-{key}.usda"
+    return cache_dir() / asset_name()
+
+
+def shipped_usd_path() -> Path | None:
+    """The package's own asset when it was built from the current description, else ``None``."""
+    path = SHIPPED_DIR / asset_name()
+    return path if path.is_file() else None
 
 
 def resolve_usd_path(usd_path: str) -> str:
-    """The file to spawn for a config's ``usd_path``: :data:`OFFLINE_USD` becomes the cached asset in the cache
-    folder in force now (built first if missing or incomplete); anything else is returned unchanged."""
-    return str(ensure_go2_usd()) if usd_path == OFFLINE_USD else usd_path
+    """The file to spawn for a config's ``usd_path``. :data:`OFFLINE_USD` becomes the shipped asset when the
+    description is the package's own, else the cached asset in the cache folder in force now (built first if
+    missing or incomplete); anything else is returned unchanged."""
+    if usd_path != OFFLINE_USD:
+        return usd_path
+    return str(shipped_usd_path() or ensure_go2_usd())
 
 
 def _digest_path(path: Path) -> Path:
@@ -106,7 +126,23 @@ def ensure_go2_usd() -> Path:
     return path
 
 
+def _converter_version() -> str | None:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("mujoco-usd-converter")
+    except PackageNotFoundError:
+        return None
+
+
 def _convert_and_flatten(mjcf_path: Path, out_dir: Path):
+    installed = _converter_version()
+    if installed != CONVERTER_VERSION:
+        raise RuntimeError(
+            f"building the Go2 USD needs mujoco-usd-converter=={CONVERTER_VERSION} (found {installed}): the "
+            "description differs from the asset shipped with go2_locomotion. Build it outside Isaac Sim's Kit with "
+            "`pip install -e .[usd-build]` and `python -m go2_locomotion.assets.go2_usd` (same cache folder)."
+        )
     import mujoco_usd_converter
     from pxr import Sdf, Usd, UsdGeom, UsdPhysics
 
@@ -159,7 +195,7 @@ def _convert_and_flatten(mjcf_path: Path, out_dir: Path):
 
     out.Traverse(root.GetPath(), visit)
     # The converter's note names its temporary input folder; a fixed note keeps the build byte-for-byte repeatable.
-    out.documentation = f"Go2 from go2_locomotion, mujoco-usd-converter {_converter_version()}, bodies flattened"
+    out.documentation = f"Go2 from go2_locomotion, mujoco-usd-converter {CONVERTER_VERSION}, bodies flattened"
     return out
 
 
@@ -169,6 +205,18 @@ def _gf_quatf(quat):
     return Gf.Quatf(float(quat.GetReal()), *(float(v) for v in quat.GetImaginary()))
 
 
+def ship() -> Path:
+    """Build the current description's asset into the package's data folder (replacing the shipped one)."""
+    built = ensure_go2_usd()
+    for old in SHIPPED_DIR.glob("go2-*.usda"):
+        old.unlink()
+    target = SHIPPED_DIR / built.name
+    target.write_bytes(built.read_bytes())
+    return target
+
+
 if __name__ == "__main__":
-    # Build the cached asset ahead of time (e.g. on a login node, or outside Isaac Sim) and print its path.
-    print(ensure_go2_usd())
+    import sys
+
+    # Build the asset ahead of time (on a login node, or outside Isaac Sim's Kit) and print its path.
+    print(ship() if "--ship" in sys.argv[1:] else (shipped_usd_path() or ensure_go2_usd()))

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 import yaml
 
+from ..envs import physics_record
 from .bundle import (
     FORMAT,
     MANIFEST_FILE,
@@ -302,6 +303,7 @@ def build_manifest(env, runner, agent_cfg, *, onnx_path: Path, task: str, checkp
         "written_by": {name: _package_version(name) for name in ("go2_locomotion", "isaaclab", "rsl-rl-lib")},
         "task": task,
         "checkpoint": checkpoint,
+        "physics": physics_record(env),
         "timing": {
             "policy_rate_hz": _number(1.0 / env.step_dt),
             "policy_dt": _number(env.step_dt),

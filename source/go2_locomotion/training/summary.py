@@ -51,6 +51,8 @@ class RunRecorder:
     log_dir: Path
     geometry: RolloutGeometry
     device: str
+    physics: dict | None = None
+    """:func:`go2_locomotion.envs.physics_record` of the environment that ran."""
     start_time: float = field(default_factory=time.time)
     collection_times: list[float] = field(default_factory=list)
     learning_times: list[float] = field(default_factory=list)
@@ -82,6 +84,7 @@ class RunRecorder:
             "package_commit": package_commit(),
             "versions": {name: _version(name) for name in ("go2_locomotion", "isaaclab", "rsl-rl-lib", "torch")},
             "device": self.device,
+            "physics": self.physics,
             "world_size": g.world_size,
             "num_envs_per_rank": g.num_envs,
             "num_envs_global": g.num_envs * g.world_size,

@@ -16,6 +16,7 @@ from datetime import datetime
 from pathlib import Path
 
 from ..assets.go2_description import JOINT_NAMES
+from ..envs import physics_record
 from ..errors import UsageError, exit_on_usage_error, usage_errors_exit
 from . import preflight
 from .checkpoints import check_compatible, log_root, read_checkpoint, resolve_checkpoint
@@ -141,7 +142,11 @@ def _train(argv: list[str] | None) -> int:
         # From here on the run folder exists.
         if rank in (None, 0):
             write_run_manifest(str(log_dir), library="rsl_rl", task=task, metadata={"agent": args.agent})
-        recorder = RunRecorder(task, log_dir, geometry, env_cfg.sim.device) if rank in (None, 0) else None
+        recorder = (
+            RunRecorder(task, log_dir, geometry, env_cfg.sim.device, physics=physics_record(env))
+            if rank in (None, 0)
+            else None
+        )
         try:
             runner.add_git_repo_to_log(__file__)
             if resume_path is not None:

@@ -1,0 +1,31 @@
+"""The physics selectors resolve as the README and docs/design.md say, through Isaac Lab's own launch scan (no
+simulator is started): `physx` is OvPhysX without Kit and Isaac Sim's PhysX with it."""
+
+import pytest
+from isaaclab.app.sim_launcher import scan
+from isaaclab_tasks.utils import resolve_task_config
+
+import go2_locomotion.tasks  # noqa: F401  (registers the tasks)
+
+HEADLESS = {"headless": True}
+KIT_VIEWER = {"visualizer": ["kit"]}  # `--viz kit`: Kit runs, so Isaac Lab picks Isaac Sim's PhysX
+
+CASES = [
+    ([], HEADLESS, "NewtonCfg"),
+    (["physics=newton_mjwarp"], KIT_VIEWER, "NewtonCfg"),
+    (["physics=physx"], HEADLESS, "OvPhysxCfg"),
+    (["physics=physx"], KIT_VIEWER, "PhysxCfg"),
+    (["physics=isaacsim_physx"], HEADLESS, "PhysxCfg"),
+    (["physics=ovphysx"], HEADLESS, "OvPhysxCfg"),
+    (["presets=cpu"], HEADLESS, "OvPhysxCfg"),
+    (["presets=cpu"], KIT_VIEWER, "PhysxCfg"),
+]
+
+
+@pytest.mark.parametrize("task", ["Go2-Flat", "Go2-Rough"])
+@pytest.mark.parametrize("selectors, launch, engine", CASES)
+def test_selector_resolves_to(task, selectors, launch, engine):
+    env_cfg, _ = resolve_task_config(task, None, overrides=selectors)
+    resolved = scan(env_cfg, dict(launch)).resolved_physics_cfg
+    assert type(resolved).__name__ == engine
+    assert type(env_cfg.sim.physics).__name__ == engine  # the config the simulation will be built from
