@@ -149,7 +149,7 @@ def test_play_exports_policies_equal_to_the_runner(flat_run, workdir, monkeypatc
     # deploy.yaml carries the trained statistics and names the checkpoint it came from
     manifest = yaml.safe_load((exported / "deploy.yaml").read_text())
     assert manifest["checkpoint"] == "model_2.pt" and manifest["task"] == "Go2-Flat"
-    assert manifest["physics"]["backend"] == "newton" and manifest["physics"]["manager"] == "NewtonManager"
+    assert manifest["physics"]["backend"] == "newton" and manifest["physics"]["engine"] == "Newton / MuJoCo-Warp"
     stats = manifest["observation"]["normalizer"]
     mean = next(v for k, v in normaliser.items() if k.endswith("_mean")).reshape(-1).numpy()
     np.testing.assert_allclose(stats["mean"], mean, rtol=1e-6, atol=1e-7)
