@@ -131,7 +131,9 @@ def _group_values(robot, name: str) -> dict[str, Any]:
     return values
 
 
-def _actuators(robot) -> dict[str, Any]:
+def actuator_figures(robot) -> dict[str, Any]:
+    """Per-joint actuator figures in the articulation's joint order (model, kp, kd, effort and velocity limits,
+    saturation effort), read from the live actuator models."""
     names = list(robot.joint_names)
     per_joint: dict[str, list] = {key: [None] * NUM_JOINTS for key in ACTUATOR_FIELDS}
     models = set()
@@ -311,7 +313,7 @@ def build_manifest(env, runner, agent_cfg, *, onnx_path: Path, task: str, checkp
             "decimation": int(env.cfg.decimation),
         },
         "joints": _joints(robot, action_term),
-        "actuators": _actuators(robot),
+        "actuators": actuator_figures(robot),
         "action": _action(action_term, agent_cfg),
         "observation": _observation(env, runner),
         "commands": _commands(env),

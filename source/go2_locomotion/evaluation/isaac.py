@@ -1,0 +1,247 @@
+"""``scripts/evaluate.py``: how well a checkpoint walks, in Isaac Lab, on a fixed command grid.
+
+The task's play MDP (no observation noise, no pushes) runs ``robots_per_command`` robots per grid command; each
+robot keeps its command for the whole episode (no resampling, no heading control, no standing envs), and the
+policy's action mean drives it. Robots that fall are counted, and their figures stop there
+(:class:`~.metrics.GridRecorder`). Writes ``evaluation.json`` and ``evaluation.png``
+(:mod:`.report`) and prints a table.
+
+``--run RUN --every K`` evaluates every K-th checkpoint of a run (and its last) in one environment and names the
+best by the grid summary (:func:`~.metrics.rank_key`); ``--compare A B`` prints two reports side by side, from
+this script or from ``sim2sim.py --grid``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import UsageError, exit_on_usage_error
+from ..training.checkpoints import check_compatible, list_checkpoints, read_checkpoint
+from ..training.cli import make_parser, parse_args
+from . import report as reports
+from .grid import GridCommand, default_grid, parse_grid
+from .metrics import FEET, GridRecorder, StepState, rank_key
+
+COMMAND_TERM = "base_velocity"
+CONTACT_SENSOR = "contact_forces"
+CONTACT_FORCE = 1.0
+"""A foot is down when the contact sensor reads more than this [N] (the base-contact termination's threshold)."""
+DURATION_S = 20.0
+"""Default evaluation episode [s]: the tasks' episode length."""
+SETTLE_S = 2.0
+"""Default settling time [s]: the robot is dropped from 0.4 m and starts from rest."""
+ROBOTS_PER_COMMAND = 4
+"""Default robots per grid command: 12 commands x 4 = 48, within the play MDP's 50."""
+RUN_REPORT = "evaluation_run.json"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from isaaclab_rl.entrypoints.common import add_common_play_args
+
+    def extra(parser):
+        group = parser.add_argument_group("evaluation")
+        group.add_argument("--grid", default=None, help='Commands "name:vx,vy,wz ..." (default: from the ranges).')
+        group.add_argument("--duration", type=float, default=DURATION_S, help="Episode length [s].")
+        group.add_argument("--settle", type=float, default=SETTLE_S, help="Seconds before figures count.")
+        group.add_argument("--robots_per_command", type=int, default=ROBOTS_PER_COMMAND)
+        group.add_argument("--out", type=Path, default=None, help="Report folder (default: <run>/evaluation/...).")
+        group.add_argument("--run", type=Path, default=None, help="Evaluate this run's checkpoints; name the best.")
+        group.add_argument("--every", type=int, default=1, help="With --run: every K-th checkpoint (and the last).")
+        group.add_argument("--compare", nargs=2, type=Path, metavar=("A", "B"), help="Print two reports side by side.")
+
+    return make_parser("Evaluate a Go2 checkpoint on a fixed command grid (Isaac Lab).", add_common_play_args, extra)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Evaluate; returns the process exit code (2 for a usage error)."""
+    return exit_on_usage_error(lambda: _main(argv))
+
+
+def _check_numbers(args) -> None:
+    if not (math.isfinite(args.duration) and args.duration > 0):
+        raise UsageError(f"--duration must be a positive number of seconds, got {args.duration}")
+    if not (math.isfinite(args.settle) and 0 <= args.settle < args.duration):
+        raise UsageError(f"--settle must be in [0, --duration = {args.duration}), got {args.settle}")
+    if args.robots_per_command < 1:
+        raise UsageError(f"--robots_per_command must be a positive integer, got {args.robots_per_command}")
+    if args.every < 1:
+        raise UsageError(f"--every must be a positive integer, got {args.every}")
+    if args.num_envs is not None:
+        raise UsageError("--num_envs is set by the grid: use --robots_per_command (robots = commands x that)")
+
+
+def run_checkpoints(run: Path, every: int) -> list[Path]:
+    """Every ``every``-th checkpoint of a run folder in iteration order, and always its last."""
+    if not run.is_dir():
+        raise UsageError(f"--run {run}: no such run folder")
+    found = list_checkpoints(run)
+    if not found:
+        raise UsageError(f"--run {run}: no model_<iteration>.pt checkpoints in it")
+    chosen = found[::every]
+    return chosen if chosen[-1] == found[-1] else [*chosen, found[-1]]
+
+
+def fixed_command_overrides(duration_s: float) -> list[str]:
+    """Hydra overrides that keep each robot's command: never resampled, no heading control, no standing envs,
+    and an episode long enough that no time-out ends the evaluation."""
+    prefix = f"env.commands.{COMMAND_TERM}"
+    never = 10 * duration_s + 1000.0
+    return [
+        f"{prefix}.resampling_time_range=[{never},{never}]",
+        f"{prefix}.heading_command=false",
+        f"{prefix}.rel_heading_envs=0.0",
+        f"{prefix}.rel_standing_envs=0.0",
+        f"env.episode_length_s={duration_s + 1.0}",
+    ]
+
+
+def _main(argv: list[str] | None) -> int:
+    from isaaclab_tasks.utils import resolve_task_config
+
+    from ..training.play import loaded_policy
+    from ..training.task_ids import check_task, play_id
+
+    args, overrides = parse_args(build_parser(), argv)
+    if args.compare:
+        a, b = (reports.load(p) for p in args.compare)
+        print(reports.compare(a, b, labels=tuple(str(p) for p in args.compare)))
+        return 0
+    _check_numbers(args)
+    checkpoints = run_checkpoints(args.run, args.every) if args.run else None
+    if checkpoints:
+        args.checkpoint = str(checkpoints[0])
+    env_cfg, _ = resolve_task_config(play_id(check_task(args.task)), None, play_mode=True, overrides=overrides)
+    ranges = env_cfg.commands.base_velocity.ranges
+    try:
+        grid = parse_grid(args.grid) if args.grid else default_grid(range_dict(ranges))
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    args.num_envs = len(grid) * args.robots_per_command
+    overrides = [*overrides, *fixed_command_overrides(args.duration)]
+
+    with loaded_policy(args, overrides, video=False) as (env, runner, agent_cfg, path, task):
+        results = []
+        for checkpoint in checkpoints or [path]:
+            if checkpoint != path:
+                data = read_checkpoint(checkpoint)
+                check_compatible(data, checkpoint, runner.alg.get_policy(), task)
+                runner.load(str(checkpoint), map_location=agent_cfg.device)
+            policy = runner.get_inference_policy(device=env.unwrapped.device)
+            figures = rollout(env, policy, grid, args.robots_per_command, args.duration, args.settle)
+            source = {
+                "task": task,
+                "checkpoint": str(checkpoint),
+                "checkpoint_sha256": reports.file_sha256(checkpoint),
+                "physics": _physics(env),
+                "versions": reports.versions("go2_locomotion", "isaaclab", "rsl-rl-lib", "torch"),
+            }
+            settings = {
+                "grid": [{"name": c.name, "command": list(c.command)} for c in grid],
+                "duration_s": args.duration,
+                "settle_s": args.settle,
+                "robots_per_command": args.robots_per_command,
+                "seed": agent_cfg.seed,
+                "device": str(env.unwrapped.device),
+                "mdp": "play mode (no observation noise, no pushes), fixed commands",
+            }
+            report = reports.assemble(figures, simulator="isaaclab", settings=settings, source=source)
+            out = args.out or checkpoint.parent / "evaluation"
+            out = out / checkpoint.stem if checkpoints else out
+            json_path, png_path = reports.write(report, out)
+            print(reports.table(report))
+            print(f"[go2] wrote {json_path}, {png_path}")
+            results.append((checkpoint, report["summary"], json_path))
+        if checkpoints:
+            _write_run_report(results, args.out or args.run / "evaluation")
+    return 0
+
+
+def _write_run_report(results: list, out: Path) -> Path:
+    best = min(results, key=lambda r: rank_key(r[1]))
+    payload = {
+        "best": str(best[0]),
+        "rule": "lowest xy + yaw error over the moving commands, ties: fewer falls",
+        "checkpoints": [{"checkpoint": str(c), "summary": s, "report": str(p)} for c, s, p in results],
+    }
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / RUN_REPORT
+    path.write_text(json.dumps(payload, indent=2) + "\n")
+    print(f"[go2] best checkpoint: {best[0]} ({path})")
+    return path
+
+
+def range_dict(ranges) -> dict[str, tuple[float, float]]:
+    """The command ranges as ``{"lin_vel_x": (lo, hi), ...}``."""
+    return {key: tuple(getattr(ranges, key)) for key in ("lin_vel_x", "lin_vel_y", "ang_vel_z")}
+
+
+def _physics(env) -> dict:
+    from ..envs import physics_record
+
+    return physics_record(env)
+
+
+def rollout(env, policy, grid: list[GridCommand], robots_per_command: int, duration_s: float, settle_s: float):
+    """Run the grid once from a reset; returns :meth:`GridRecorder.report`. Robot ``i`` keeps command
+    ``i mod len(grid)``, so each command's robots spread over the scene."""
+    import torch
+    from tensordict import TensorDict
+
+    unwrapped = env.unwrapped
+    num = unwrapped.num_envs
+    assignment = np.arange(num) % len(grid)
+    env.reset()
+    term = unwrapped.command_manager.get_term(COMMAND_TERM)
+    commands = torch.tensor([grid[i].command for i in assignment], dtype=torch.float32, device=unwrapped.device)
+    term.vel_command_b[:] = commands
+    term.is_heading_env[:] = False
+    term.is_standing_env[:] = False
+    obs = TensorDict(unwrapped.observation_manager.compute(), batch_size=[num])  # with the grid's commands
+
+    robot = unwrapped.scene["robot"]
+    sensor = unwrapped.scene.sensors[CONTACT_SENSOR]
+    feet = [f"{leg}_foot" for leg in FEET]
+    sensor_feet, _ = sensor.find_bodies(feet, preserve_order=True)
+    robot_feet, _ = robot.find_bodies(feet, preserve_order=True)
+    from ..deploy.manifest import actuator_figures
+
+    effort = np.array(actuator_figures(robot)["effort_limit"], dtype=float)
+    recorder = GridRecorder(
+        grid=grid,
+        assignment=assignment,
+        step_dt=unwrapped.step_dt,
+        settle_s=settle_s,
+        joint_limits=_np(robot.data.joint_pos_limits)[0],
+        effort_limits=effort,
+    )
+    origins = _np(unwrapped.scene.env_origins)
+    for _ in range(round(duration_s / unwrapped.step_dt)):
+        with torch.inference_mode():
+            obs, _, _, _ = env.step(policy(obs))
+        data = robot.data
+        forces = _np(sensor.data.net_forces_w)[:, sensor_feet]
+        recorder.record(
+            StepState(
+                lin_vel_b=_np(data.root_lin_vel_b),
+                ang_vel_b=_np(data.root_ang_vel_b),
+                height=_np(data.root_pos_w)[:, 2] - origins[:, 2],
+                projected_gravity=_np(data.projected_gravity_b),
+                joint_pos=_np(data.joint_pos),
+                joint_vel=_np(data.joint_vel),
+                torque=_np(data.applied_torque),
+                foot_contact=np.linalg.norm(forces, axis=-1) > CONTACT_FORCE,
+                foot_vel_xy=_np(data.body_lin_vel_w)[:, robot_feet, :2],
+                fell=_np(unwrapped.termination_manager.terminated).astype(bool),
+            )
+        )
+    return recorder.report()
+
+
+def _np(x) -> np.ndarray:
+    x = x.torch if hasattr(x, "torch") else x
+    return x.detach().cpu().numpy().astype(np.float64)

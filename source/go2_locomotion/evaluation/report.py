@@ -1,0 +1,166 @@
+"""Evaluation reports: ``evaluation.json``, its plot, the printed table, and the side-by-side comparison of two
+reports (two checkpoints, or the same policy in Isaac Lab and in MuJoCo)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+
+from ..errors import UsageError
+from .metrics import FIGURES, SUMMARY
+
+REPORT_FILE = "evaluation.json"
+PLOT_FILE = "evaluation.png"
+FORMAT = "go2_locomotion/evaluation/1"
+
+
+def versions(*names: str) -> dict[str, str | None]:
+    found = {}
+    for name in names:
+        try:
+            found[name] = version(name)
+        except PackageNotFoundError:
+            found[name] = None
+    return found
+
+
+def file_sha256(path: Path) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def assemble(figures: dict, *, simulator: str, settings: dict, source: dict) -> dict:
+    """A report: the grid's figures (:meth:`GridRecorder.report`) with what produced them."""
+    return {
+        "format": FORMAT,
+        "simulator": simulator,
+        **source,
+        "settings": settings,
+        "summary": figures["summary"],
+        "commands": figures["commands"],
+        "figures": FIGURES,
+        "summary_figures": SUMMARY,
+    }
+
+
+def write(report: dict, out_dir: Path) -> tuple[Path, Path]:
+    """Write ``evaluation.json`` and ``evaluation.png`` into ``out_dir``."""
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    json_path = out_dir / REPORT_FILE
+    json_path.write_text(json.dumps(report, indent=2) + "\n")
+    png_path = out_dir / PLOT_FILE
+    plot(report, png_path)
+    return json_path, png_path
+
+
+def _fmt(value, width=6, digits=2) -> str:
+    return f"{'–':>{width}}" if value is None else f"{value:>{width}.{digits}f}"
+
+
+def table(report: dict) -> str:
+    """The printed table: per command, commanded and achieved velocity, errors, falls, height; then the summary."""
+    lines = [
+        f"{'command':16s} {'cmd vx':>6s} {'vy':>5s} {'wz':>5s} | {'got vx':>6s} {'vy':>5s} {'wz':>5s} | "
+        f"{'xy err':>6s} {'yaw err':>7s} {'falls':>5s} {'height':>6s}"
+    ]
+    for c in report["commands"]:
+        cmd, got = c["command"], c["achieved"]
+        lines.append(
+            f"{c['name']:16s} {cmd[0]:6.2f} {cmd[1]:5.2f} {cmd[2]:5.2f} | {_fmt(got['vx'])} {_fmt(got['vy'], 5)} "
+            f"{_fmt(got['wz'], 5)} | {_fmt(c['xy_error'])} {_fmt(c['yaw_error'], 7)} {_fmt(c['fall_rate'], 5)} "
+            f"{_fmt(c['height'], 6, 3)}"
+        )
+    s = report["summary"]
+    lines.append(
+        f"summary: xy error (moving) {_fmt(s['xy_error_moving'], 0, 3)} m/s, yaw error (moving) "
+        f"{_fmt(s['yaw_error_moving'], 0, 3)} rad/s, falls {_fmt(s['fall_rate'], 0, 3)}, standing drift "
+        f"{_fmt(s['standing_drift'], 0, 3)} m/s"
+    )
+    return "\n".join(lines)
+
+
+def plot(report: dict, path: Path) -> None:
+    """Commanded against achieved velocity per axis, and the fall rate, per command."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    commands = report["commands"]
+    names = [c["name"] for c in commands]
+    x = range(len(commands))
+    fig, axes = plt.subplots(1, 4, figsize=(20, 4.5))
+    for ax, (axis, key, unit) in zip(axes[:3], [(0, "vx", "m/s"), (1, "vy", "m/s"), (2, "wz", "rad/s")]):
+        ax.bar([i - 0.2 for i in x], [c["command"][axis] for c in commands], width=0.4, label="commanded")
+        got = [c["achieved"][key] if c["achieved"][key] is not None else 0.0 for c in commands]
+        ax.bar([i + 0.2 for i in x], got, width=0.4, label="achieved")
+        ax.set_title(f"{key} [{unit}]")
+        ax.set_xticks(list(x), names, rotation=60, ha="right", fontsize=8)
+        ax.axhline(0.0, color="black", linewidth=0.5)
+        ax.grid(alpha=0.3, axis="y")
+        ax.legend(fontsize=8)
+    axes[3].bar(list(x), [c["fall_rate"] or 0.0 for c in commands], color="tab:red")
+    axes[3].set_ylim(0, 1)
+    axes[3].set_title("fall rate")
+    axes[3].set_xticks(list(x), names, rotation=60, ha="right", fontsize=8)
+    s = report["summary"]
+    fig.suptitle(
+        f"{report.get('task')} on {report['simulator']}: {Path(str(report.get('checkpoint'))).name}; "
+        f"xy error {_fmt(s['xy_error_moving'], 0, 3)} m/s, yaw error {_fmt(s['yaw_error_moving'], 0, 3)} rad/s, "
+        f"falls {_fmt(s['fall_rate'], 0, 2)}"
+    )
+    fig.tight_layout()
+    fig.savefig(path, dpi=80)
+    plt.close(fig)
+
+
+def load(path: Path | str) -> dict:
+    """A report from ``evaluation.json`` or the folder holding it."""
+    path = Path(path)
+    if path.is_dir():
+        path = path / REPORT_FILE
+    if not path.is_file():
+        raise UsageError(f"{path}: no evaluation report (evaluation.json written by evaluate.py or sim2sim.py)")
+    try:
+        report = json.loads(path.read_text())
+    except json.JSONDecodeError as error:
+        raise UsageError(f"{path}: not a JSON evaluation report ({error.msg} at line {error.lineno})") from None
+    if report.get("format") != FORMAT:
+        raise UsageError(f"{path}: format is {report.get('format')!r}, expected {FORMAT!r}")
+    return report
+
+
+def compare(a: dict, b: dict, labels: tuple[str, str] = ("A", "B")) -> str:
+    """Two reports side by side, per command present in both (by name) and for the summary; B - A differences."""
+    by_name = {c["name"]: c for c in b["commands"]}
+    lines = [
+        f"A = {labels[0]} ({a['simulator']}), B = {labels[1]} ({b['simulator']})",
+        f"{'command':16s} {'xy err A':>8s} {'B':>6s} {'B-A':>6s} | {'yaw err A':>9s} {'B':>6s} {'B-A':>6s} | "
+        f"{'falls A':>7s} {'B':>5s}",
+    ]
+
+    def diff(x, y):
+        return None if x is None or y is None else y - x
+
+    for ca in a["commands"]:
+        cb = by_name.get(ca["name"])
+        if cb is None:
+            lines.append(f"{ca['name']:16s} only in A")
+            continue
+        if ca["command"] != cb["command"]:
+            lines.append(f"{ca['name']:16s} differs: command {ca['command']} vs {cb['command']}")
+            continue
+        xy, yaw = (diff(ca[k], cb[k]) for k in ("xy_error", "yaw_error"))
+        lines.append(
+            f"{ca['name']:16s} {_fmt(ca['xy_error'], 8)} {_fmt(cb['xy_error'])} {_fmt(xy)}"
+            f" | {_fmt(ca['yaw_error'], 9)} {_fmt(cb['yaw_error'])} {_fmt(yaw)}"
+            f" | {_fmt(ca['fall_rate'], 7)} {_fmt(cb['fall_rate'], 5)}"
+        )
+    for name in by_name.keys() - {c["name"] for c in a["commands"]}:
+        lines.append(f"{name:16s} only in B")
+    for key in SUMMARY:
+        x, y = a["summary"].get(key), b["summary"].get(key)
+        lines.append(f"summary {key:22s} A {_fmt(x, 7, 3)}  B {_fmt(y, 7, 3)}  B-A {_fmt(diff(x, y), 7, 3)}")
+    return "\n".join(lines)

@@ -1,0 +1,160 @@
+"""The evaluation's command grid and figures on synthetic robots whose figures are known by hand."""
+
+import math
+
+import numpy as np
+import pytest
+
+from go2_locomotion.evaluation.grid import GridCommand, default_grid, parse_grid
+from go2_locomotion.evaluation.metrics import GridRecorder, StepState, rank_key, summarise
+
+RANGES = {"lin_vel_x": (-0.5, 1.0), "lin_vel_y": (-1.0, 1.0), "ang_vel_z": (-2.0, 2.0)}
+
+
+def test_default_grid_follows_the_command_ranges():
+    grid = {c.name: c.command for c in default_grid(RANGES)}
+    assert grid["stand"] == (0.0, 0.0, 0.0)
+    assert grid["forward_slow"] == (0.25, 0.0, 0.0) and grid["forward_fast"] == (1.0, 0.0, 0.0)
+    assert grid["backward"] == (-0.25, 0.0, 0.0) and grid["backward_fast"] == (-0.5, 0.0, 0.0)  # x range ends at -0.5
+    assert grid["left"] == (0.0, 0.5, 0.0) and grid["right"] == (0.0, -0.5, 0.0)
+    assert grid["turn_left_fast"] == (0.0, 0.0, 2.0) and grid["turn_right"] == (0.0, 0.0, -1.0)
+    assert grid["forward_turn"] == (0.5, 0.0, 1.0)
+    assert [c.moving for c in default_grid(RANGES)].count(False) == 1
+    assert all(math.copysign(1, v) == 1 for v in grid["stand"])  # no -0.0 in a report
+
+
+def test_parse_grid_and_its_errors():
+    assert parse_grid("walk:0.5,0,0 spin:0,0,-1") == [
+        GridCommand("walk", (0.5, 0.0, 0.0)),
+        GridCommand("spin", (0.0, 0.0, -1.0)),
+    ]
+    for bad, fragment in [
+        ("walk:0.5,0", "not name:vx,vy,wz"),
+        ("walk:a,b,c", "not name:vx,vy,wz"),
+        (":0,0,0", "not name:vx,vy,wz"),
+        ("walk:nan,0,0", "not name:vx,vy,wz"),
+        ("a:0,0,0 a:1,0,0", "appears twice"),
+        ("", "no command given"),
+    ]:
+        with pytest.raises(ValueError, match=fragment):
+            parse_grid(bad)
+
+
+def _state(robots, vx, vy, wz, fell=(), contact=None, torque=2.0, joint_pos=0.0):
+    n = len(robots)
+    lin = np.zeros((n, 3))
+    lin[:, 0], lin[:, 1] = vx, vy
+    ang = np.zeros((n, 3))
+    ang[:, 2] = wz
+    gravity = np.tile([0.0, 0.0, -1.0], (n, 1))
+    gravity[0] = [math.sin(math.radians(10)), 0.0, -math.cos(math.radians(10))]  # robot 0 leans 10 degrees
+    joints = np.full((n, 12), joint_pos)
+    torques = np.full((n, 12), torque)
+    return StepState(
+        lin_vel_b=lin,
+        ang_vel_b=ang,
+        height=np.full(n, 0.3),
+        projected_gravity=gravity,
+        joint_pos=joints,
+        joint_vel=np.ones((n, 12)),
+        torque=torques,
+        foot_contact=np.ones((n, 4), dtype=bool) if contact is None else contact,
+        foot_vel_xy=np.zeros((n, 4, 2)),
+        fell=np.isin(np.arange(n), fell),
+    )
+
+
+def _recorder(grid, assignment, settle_s=0.04):
+    return GridRecorder(
+        grid=grid,
+        assignment=np.array(assignment),
+        step_dt=0.02,
+        settle_s=settle_s,
+        joint_limits=np.tile([-1.0, 1.0], (12, 1)),
+        effort_limits=np.full(12, 23.7),
+    )
+
+
+def test_figures_by_hand():
+    """Robots 0, 1 stand (drifting 0.1 m/s forward), robots 2, 3 are told 0.5 m/s forward and do (0.4, 0.3):
+    xy error |(-0.1, 0.3)| = 0.3162. Robot 3 falls at step 4 of 6; settling takes 2 steps (0.04 s)."""
+    grid = [GridCommand("stand", (0.0, 0.0, 0.0)), GridCommand("forward", (0.5, 0.0, 0.0))]
+    recorder = _recorder(grid, [0, 0, 1, 1])
+    vx = np.array([0.1, 0.1, 0.4, 0.4])
+    vy = np.array([0.0, 0.0, 0.3, 0.3])
+    for step in range(6):
+        recorder.record(_state(range(4), vx, vy, 0.05, fell=[3] if step == 4 else []))
+    report = recorder.report()
+    stand, forward = report["commands"]
+    # stand: steps 2-5 of robots 0 and 1 = 8 samples
+    assert stand["samples"] == 8 and stand["fall_rate"] == 0.0 and stand["time_to_fall_s"] is None
+    assert stand["achieved"] == pytest.approx({"vx": 0.1, "vy": 0.0, "wz": 0.05})
+    assert stand["xy_error"] == pytest.approx(0.1) and stand["yaw_error"] == pytest.approx(0.05)
+    assert stand["tilt_deg"] == pytest.approx(5.0)  # robot 0 at 10 degrees, robot 1 level
+    assert stand["power_w"] == pytest.approx(24.0)  # 12 joints x 2 N m x 1 rad/s
+    assert stand["torque_mean_abs"] == 2.0 and stand["torque_saturated"] == 0.0 and stand["at_joint_limit"] == 0.0
+    assert stand["duty_factor"] == [1.0] * 4 and stand["feet_in_air"] == 0.0 and stand["stride_hz"] == 0.0
+    # forward: robot 2 steps 2-5, robot 3 steps 2-3 (it fell at step 4) = 6 samples
+    assert forward["samples"] == 6 and forward["fall_rate"] == 0.5
+    assert forward["time_to_fall_s"] == pytest.approx(4 * 0.02)
+    assert forward["xy_error"] == pytest.approx(math.hypot(0.1, 0.3))
+    assert forward["xy_error_rms"] == pytest.approx(math.hypot(0.1, 0.3))
+    summary = report["summary"]
+    assert summary["xy_error_moving"] == pytest.approx(math.hypot(0.1, 0.3))
+    assert summary["yaw_error_moving"] == pytest.approx(0.05)
+    assert summary["fall_rate"] == 0.25
+    assert summary["standing_drift"] == pytest.approx(0.1)
+
+
+def test_gait_saturation_and_limits_by_hand():
+    """One robot trotting: FL and RR down on even steps, FR and RL on odd ones, over 8 steps of 0.02 s after no
+    settling; one joint at 99 % of its effort limit, one joint 0.97 rad from centre (limits +-1, 2 % margin =
+    0.04 rad), feet sliding at 0.1 m/s while down."""
+    grid = [GridCommand("walk", (0.5, 0.0, 0.0))]
+    recorder = _recorder(grid, [0], settle_s=0.0)
+    for step in range(8):
+        even = step % 2 == 0
+        contact = np.array([[even, not even, not even, even]])
+        state = _state([0], 0.5, 0.0, 0.0, contact=contact)
+        state.torque[0, 2] = 0.99 * 23.7
+        state.joint_pos[0, 5] = 0.97
+        state.foot_vel_xy[:] = [0.1, 0.0]
+        recorder.record(state)
+    (walk,) = recorder.report()["commands"]
+    assert walk["duty_factor"] == [0.5] * 4
+    assert walk["feet_in_air"] == 2.0
+    # touch-downs: each foot lands every other step: 4 per foot in 7 transitions (FR/RL 4, FL/RR 3) = 14 over
+    # 7 x 0.02 s x 4 feet
+    assert walk["stride_hz"] == pytest.approx(14 / (7 * 0.02 * 4))
+    assert walk["torque_saturated"] == pytest.approx(1 / 12) and walk["at_joint_limit"] == pytest.approx(1 / 12)
+    assert walk["foot_slip"] == pytest.approx(0.1)
+    assert walk["torque_max_abs"] == pytest.approx(0.99 * 23.7)
+
+
+def test_a_robot_down_from_the_start_gives_no_figures_but_a_fall():
+    grid = [GridCommand("stand", (0.0, 0.0, 0.0))]
+    recorder = _recorder(grid, [0])
+    for _ in range(3):
+        recorder.record(_state([0], 0.0, 0.0, 0.0, fell=[0]))
+    (stand,) = recorder.report()["commands"]
+    assert stand["fall_rate"] == 1.0 and stand["time_to_fall_s"] == 0.0
+    assert stand["samples"] == 0 and stand["xy_error"] is None and stand["stride_hz"] is None
+
+
+def test_best_checkpoint_ranks_by_error_then_falls():
+    good = {"xy_error_moving": 0.1, "yaw_error_moving": 0.1, "fall_rate": 0.2}
+    same_error_fewer_falls = {"xy_error_moving": 0.15, "yaw_error_moving": 0.05, "fall_rate": 0.0}
+    bad = {"xy_error_moving": 0.8, "yaw_error_moving": 0.5, "fall_rate": 0.0}
+    missing = {"xy_error_moving": None, "yaw_error_moving": 0.0, "fall_rate": 0.0}
+    ranked = sorted([bad, good, missing, same_error_fewer_falls], key=rank_key)
+    assert ranked == [same_error_fewer_falls, good, bad, missing]
+
+
+def test_summary_counts_falls_over_all_robots():
+    commands = [
+        {"command": [0, 0, 0], "robots": 2, "fall_rate": 0.5, "xy_error": 0.02, "achieved": {"vx": 0.0, "vy": 0.02}},
+        {"command": [1, 0, 0], "robots": 4, "fall_rate": 0.25, "xy_error": 0.3, "yaw_error": 0.1, "achieved": {}},
+    ]
+    summary = summarise(commands, 6)
+    assert summary["fall_rate"] == pytest.approx(2 / 6)
+    assert summary["standing_net_velocity"] == pytest.approx(0.02) and summary["xy_error_moving"] == 0.3
