@@ -127,3 +127,39 @@ def test_usage_errors(tmp_path, capsys):
     assert isaac.main(["--compare", str(tmp_path), str(tmp_path)]) == 2
     assert "no evaluation report" in capsys.readouterr().err
     assert list(tmp_path.iterdir()) == []
+
+
+def test_isaac_lab_and_mujoco_reports_compare_on_a_fresh_bundle(run_folder, tmp_path, capsys):
+    """The zero-action checkpoint: evaluated in Isaac Lab, exported to a bundle, evaluated on the same grid by
+    sim2sim.py in MuJoCo; both reports carry the same fields, both robots stand, and --compare lines them up."""
+    from go2_locomotion.deploy import sim2sim
+    from go2_locomotion.training import export
+
+    checkpoint = str(run_folder / "model_0.pt")
+    isaac_report = _evaluate(tmp_path / "isaac", "--checkpoint", checkpoint)
+    bundle = tmp_path / "bundle"
+    assert export.main([*CPU, "--checkpoint", checkpoint, "--output", str(bundle)]) == 0
+    args = [
+        "--bundle",
+        str(bundle),
+        "--grid",
+        GRID,
+        "--duration",
+        "3",
+        "--settle",
+        "1",
+        "--output",
+        str(tmp_path / "mj"),
+    ]
+    assert sim2sim.main(args) == 0
+    mujoco_report = json.loads((tmp_path / "mj" / "evaluation.json").read_text())
+    assert mujoco_report["simulator"] == "mujoco" and mujoco_report["task"] == "Go2-Flat"
+    assert mujoco_report["checkpoint"] == "model_0.pt"
+    assert set(mujoco_report) == set(isaac_report) - {"checkpoint_sha256"} | {"bundle", "policy_sha256"}
+    for a, b in zip(isaac_report["commands"], mujoco_report["commands"]):
+        assert set(a) == set(b) and a["name"] == b["name"] and a["command"] == b["command"]
+        assert b["fall_rate"] == 0.0 and abs(a["xy_error"] - b["xy_error"]) < 0.05
+    capsys.readouterr()
+    assert isaac.main(["--compare", str(tmp_path / "isaac"), str(tmp_path / "mj")]) == 0
+    printed = capsys.readouterr().out
+    assert "(isaaclab)" in printed and "(mujoco)" in printed and all(name in printed for name in COMMANDS)

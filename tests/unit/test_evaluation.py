@@ -1,5 +1,6 @@
 """The evaluation's command grid and figures on synthetic robots whose figures are known by hand."""
 
+import json
 import math
 
 import numpy as np
@@ -158,3 +159,27 @@ def test_summary_counts_falls_over_all_robots():
     summary = summarise(commands, 6)
     assert summary["fall_rate"] == pytest.approx(2 / 6)
     assert summary["standing_net_velocity"] == pytest.approx(0.02) and summary["xy_error_moving"] == 0.3
+
+
+def test_mujoco_grid_on_a_zero_action_bundle(tmp_path):
+    """The MuJoCo side of the evaluation: a hand-built bundle whose policy outputs zeros holds the standing pose,
+    so every command's xy and yaw errors equal its magnitudes and nobody falls; the report has every figure."""
+    from deploy_fixtures import NEWTON_ORDER, make_bundle
+
+    from go2_locomotion.evaluation import report as reports
+    from go2_locomotion.evaluation.metrics import FIGURES, SUMMARY
+    from go2_locomotion.evaluation.mujoco import run_grid
+
+    bundle = make_bundle(tmp_path / "bundle", NEWTON_ORDER, weight=np.zeros((12, 48)))
+    grid = parse_grid("stand:0,0,0 forward:0.5,0,0 turn:0,0,-1")
+    report = run_grid(bundle, grid, duration_s=2.0, settle_s=1.0)
+    assert report["simulator"] == "mujoco" and report["format"] == reports.FORMAT
+    for c, (vx, _, wz) in zip(report["commands"], [(0, 0, 0), (0.5, 0, 0), (0, 0, -1)]):
+        assert set(FIGURES) <= set(c) and c["robots"] == 1 and c["samples"] == 50 and c["fall_rate"] == 0.0
+        assert c["xy_error"] == pytest.approx(abs(vx), abs=0.03) and c["yaw_error"] == pytest.approx(abs(wz), abs=0.03)
+        assert c["duty_factor"] == [1.0] * 4 and c["stride_hz"] == 0.0 and 0.2 < c["height"] < 0.33
+        assert 0 < c["torque_mean_abs"] < 23.7 and c["torque_saturated"] == 0.0
+    assert set(report["summary"]) == set(SUMMARY) and report["summary"]["fall_rate"] == 0.0
+    json_path, png_path = reports.write(report, tmp_path / "out")
+    assert reports.load(json_path.parent)["commands"] == json.loads(json_path.read_text())["commands"]
+    assert png_path.stat().st_size > 10_000

@@ -198,6 +198,37 @@ class Go2Plant:
             for _ in range(self.substeps):
                 mujoco.mj_step(self.model, self.data)
 
+    def joint_torque(self) -> np.ndarray:
+        """``[12]`` torque of the last PD update, SDK2 order [N m]."""
+        return self.data.qfrc_applied[self.dof_adr].copy()
+
+    def joint_limits(self) -> np.ndarray:
+        """``[12, 2]`` joint position limits, SDK2 order [rad]."""
+        return np.array([self.model.jnt_range[self.model.joint(name).id] for name in SDK2_JOINT_ORDER])
+
+    def foot_contacts(self) -> np.ndarray:
+        """``[4]`` whether each foot (FL, FR, RL, RR) touches the floor."""
+        down = np.zeros(len(go2.FOOT_BODIES), dtype=bool)
+        feet = {self.model.body(name).id: k for k, name in enumerate(go2.FOOT_BODIES)}
+        for contact in self.data.contact[: self.data.ncon]:
+            if self.floor_id in (contact.geom1, contact.geom2):
+                other = contact.geom2 if contact.geom1 == self.floor_id else contact.geom1
+                k = feet.get(int(self.model.geom_bodyid[other]))
+                if k is not None:
+                    down[k] = True
+        return down
+
+    def foot_velocities_xy(self) -> np.ndarray:
+        """``[4, 2]`` horizontal velocity of each foot's origin in the world [m/s]."""
+        velocity = np.zeros(6)
+        out = []
+        for name in go2.FOOT_BODIES:
+            mujoco.mj_objectVelocity(
+                self.model, self.data, mujoco.mjtObj.mjOBJ_BODY, self.model.body(name).id, velocity, 0
+            )
+            out.append(velocity[3:5].copy())  # [angular, linear], world frame
+        return np.asarray(out)
+
     def is_down(self) -> bool:
         """Fallen: tilted beyond 60 deg, trunk below 0.15 m, or trunk touching the floor."""
         gravity = projected_gravity_from_quat(self.data.qpos[3:7])
@@ -393,7 +424,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--substeps", type=int, default=2, help="MuJoCo steps per 200 Hz physics step (default 2).")
     parser.add_argument("--output", type=Path, default=None, help="Report folder (default: <bundle>/sim2sim).")
     parser.add_argument("--video", type=Path, default=None, help="Also write an animated GIF (needs MUJOCO_GL).")
+    parser.add_argument(
+        "--grid",
+        default=None,
+        help='Instead of --commands: evaluate on a command grid like scripts/evaluate.py ("default", from the '
+        'bundle\'s command ranges, or "name:vx,vy,wz ..."); writes evaluation.json/.png (default folder: '
+        "<bundle>/evaluation_mujoco).",
+    )
+    parser.add_argument("--duration", type=float, default=20.0, help="With --grid: episode length [s].")
+    parser.add_argument("--settle", type=float, default=2.0, help="With --grid: seconds before figures count.")
     args = parser.parse_args(argv)
+    if args.grid is not None:
+        return exit_on_usage_error(lambda: _grid_main(args))
 
     def _main() -> int:
         try:
@@ -416,3 +458,25 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
     return exit_on_usage_error(_main)
+
+
+def _grid_main(args) -> int:
+    """``--grid``: the evaluation grid in MuJoCo, reported as ``scripts/evaluate.py`` reports Isaac Lab."""
+    from ..evaluation import mujoco as grid_eval
+    from ..evaluation import report as reports
+    from ..evaluation.grid import parse_grid
+
+    if not (math.isfinite(args.duration) and args.duration > 0):
+        raise UsageError(f"--duration must be a positive number of seconds, got {args.duration}")
+    if not (math.isfinite(args.settle) and 0 <= args.settle < args.duration):
+        raise UsageError(f"--settle must be in [0, --duration = {args.duration}), got {args.settle}")
+    try:
+        bundle = load_bundle(args.bundle)
+        grid = None if args.grid == "default" else parse_grid(args.grid)
+    except (FileNotFoundError, BundleError, ValueError) as error:
+        raise UsageError(str(error)) from None
+    report = grid_eval.run_grid(bundle, grid, duration_s=args.duration, settle_s=args.settle, substeps=args.substeps)
+    json_path, png_path = reports.write(report, args.output or args.bundle / "evaluation_mujoco")
+    print(reports.table(report))
+    print(f"[go2] wrote {json_path} and {png_path}")
+    return 0

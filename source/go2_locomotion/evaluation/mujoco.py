@@ -1,0 +1,95 @@
+"""The command grid in plain MuJoCo, from a deploy bundle: the same figures and report format as
+``scripts/evaluate.py`` in Isaac Lab, so the two compare line by line (``evaluate.py --compare``).
+
+One :class:`~go2_locomotion.deploy.sim2sim.Go2Plant` per grid command, all stepped in lockstep: each robot starts
+in the standing pose with its feet on the floor and keeps its command; the reference controller (numpy +
+onnxruntime) drives it exactly as on the robot. MuJoCo has no randomisation here, so one robot per command says
+everything. A robot is down when :meth:`Go2Plant.is_down` says so (tilt beyond 60 deg, trunk below 0.15 m, or
+the trunk touching the floor); Isaac Lab's task ends on trunk contact, which is the case that matters.
+"""
+
+from __future__ import annotations
+
+import mujoco
+import numpy as np
+
+from ..deploy.bundle import Bundle, load_bundle
+from ..deploy.controller import ReferenceController, projected_gravity_from_quat
+from ..deploy.sim2sim import FLOOR_FRICTION, Go2Plant
+from . import report as reports
+from .grid import GridCommand, default_grid
+from .metrics import GridRecorder, StepState
+
+
+def bundle_grid(bundle: Bundle) -> list[GridCommand]:
+    """The default grid for the command ranges the bundle's policy was trained on."""
+    ranges = bundle.field("commands.base_velocity.ranges")
+    return default_grid({key: tuple(ranges[key]) for key in ("lin_vel_x", "lin_vel_y", "ang_vel_z")})
+
+
+def run_grid(
+    bundle: Bundle | str,
+    grid: list[GridCommand] | None = None,
+    *,
+    duration_s: float,
+    settle_s: float,
+    substeps: int = 2,
+) -> dict:
+    """Evaluate the bundle on ``grid`` (default: :func:`bundle_grid`); returns the report (:mod:`.report`)."""
+    bundle = bundle if isinstance(bundle, Bundle) else load_bundle(bundle)
+    grid = grid or bundle_grid(bundle)
+    controller = ReferenceController(bundle)
+    plants = [Go2Plant(bundle, substeps) for _ in grid]
+    policy_dt = float(bundle.field("timing.policy_dt"))
+    recorder = GridRecorder(
+        grid=grid,
+        assignment=np.arange(len(grid)),
+        step_dt=policy_dt,
+        settle_s=settle_s,
+        joint_limits=plants[0].joint_limits(),
+        effort_limits=plants[0].limits["effort_limit"],
+    )
+    commands = [np.asarray(c.command, dtype=np.float64) for c in grid]
+    for _ in range(round(duration_s / policy_dt)):
+        for plant, command in zip(plants, commands):
+            out = controller.act(plant.state(command))
+            plant.apply(out.joint_pos_target, out.kp, out.kd)
+        recorder.record(_state(plants))
+    settings = {
+        "grid": [{"name": c.name, "command": list(c.command)} for c in grid],
+        "duration_s": duration_s,
+        "settle_s": settle_s,
+        "robots_per_command": 1,
+        "seed": None,
+        "mujoco_timestep_s": float(plants[0].model.opt.timestep),
+        "substeps": substeps,
+        "floor_friction": FLOOR_FRICTION,
+        "mdp": "deploy bundle + reference controller, PD and DC-motor limits at the physics rate, fixed commands",
+    }
+    source = {
+        "task": bundle.field("task"),
+        "checkpoint": bundle.field("checkpoint"),
+        "bundle": str(bundle.directory),
+        "policy_sha256": bundle.field("policy.sha256"),
+        "physics": {"backend": "mujoco", "engine": f"MuJoCo {mujoco.__version__}", "manager": None, "config": None},
+        "versions": reports.versions("go2_locomotion", "mujoco", "onnxruntime"),
+    }
+    return reports.assemble(recorder.report(), simulator="mujoco", settings=settings, source=source)
+
+
+def _state(plants: list[Go2Plant]) -> StepState:
+    def stack(values):
+        return np.stack(list(values))
+
+    return StepState(
+        lin_vel_b=stack(p.base_lin_vel() for p in plants),
+        ang_vel_b=stack(p.data.qvel[3:6].copy() for p in plants),
+        height=np.array([p.data.qpos[2] for p in plants]),
+        projected_gravity=stack(projected_gravity_from_quat(p.data.qpos[3:7]) for p in plants),
+        joint_pos=stack(p.data.qpos[p.qpos_adr].copy() for p in plants),
+        joint_vel=stack(p.data.qvel[p.dof_adr].copy() for p in plants),
+        torque=stack(p.joint_torque() for p in plants),
+        foot_contact=stack(p.foot_contacts() for p in plants),
+        foot_vel_xy=stack(p.foot_velocities_xy() for p in plants),
+        fell=np.array([p.is_down() for p in plants]),
+    )
