@@ -301,15 +301,11 @@ def _cpu_count() -> int | None:
 
 
 def _versions() -> dict:
-    from importlib.metadata import PackageNotFoundError, version
+    from ..versions import package_versions
 
-    found = {}
-    for name in ("go2_locomotion", "isaaclab", "rsl-rl-lib", "torch", "newton", "warp-lang", "mujoco-warp", "ovphysx"):
-        try:
-            found[name] = version(name)
-        except PackageNotFoundError:
-            found[name] = None
-    return found
+    return package_versions(
+        "go2_locomotion", "isaaclab", "rsl-rl-lib", "torch", "newton", "warp-lang", "mujoco-warp", "ovphysx"
+    )
 
 
 def format_row(row: dict) -> str:

@@ -22,6 +22,7 @@ import numpy as np
 import yaml
 
 from ..envs import physics_record
+from ..versions import package_versions
 from .bundle import (
     FORMAT,
     MANIFEST_FILE,
@@ -282,15 +283,6 @@ def _policy(onnx_path: Path) -> dict[str, Any]:
     }
 
 
-def _package_version(name: str) -> str | None:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version(name)
-    except PackageNotFoundError:
-        return None
-
-
 def build_manifest(env, runner, agent_cfg, *, onnx_path: Path, task: str, checkpoint: str | None) -> dict[str, Any]:
     """The manifest of a policy exported to ``onnx_path``, read from ``env`` (the unwrapped
     ``ManagerBasedRLEnv``), the RSL-RL ``runner`` and its ``agent_cfg``.
@@ -302,7 +294,7 @@ def build_manifest(env, runner, agent_cfg, *, onnx_path: Path, task: str, checkp
     action_term = env.action_manager.get_term(ACTION_TERM)
     return {
         "format": FORMAT,
-        "written_by": {name: _package_version(name) for name in ("go2_locomotion", "isaaclab", "rsl-rl-lib")},
+        "written_by": package_versions("go2_locomotion", "isaaclab", "rsl-rl-lib"),
         "task": task,
         "checkpoint": checkpoint,
         "physics": physics_record(env),

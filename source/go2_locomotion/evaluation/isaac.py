@@ -23,6 +23,7 @@ import numpy as np
 from ..errors import UsageError, exit_on_usage_error
 from ..training.checkpoints import check_compatible, list_checkpoints, read_checkpoint
 from ..training.cli import make_parser, parse_args
+from ..versions import package_versions
 from . import report as reports
 from .grid import GridCommand, default_grid, parse_grid
 from .metrics import FEET, GridRecorder, StepState, rank_key
@@ -138,7 +139,7 @@ def _main(argv: list[str] | None) -> int:
                 "checkpoint": str(checkpoint),
                 "checkpoint_sha256": reports.file_sha256(checkpoint),
                 "physics": _physics(env),
-                "versions": reports.versions("go2_locomotion", "isaaclab", "rsl-rl-lib", "torch"),
+                "versions": package_versions("go2_locomotion", "isaaclab", "rsl-rl-lib", "torch"),
             }
             settings = {
                 "grid": [{"name": c.name, "command": list(c.command)} for c in grid],

@@ -16,6 +16,7 @@ import numpy as np
 from ..deploy.bundle import Bundle, load_bundle
 from ..deploy.controller import ReferenceController, projected_gravity_from_quat
 from ..deploy.sim2sim import FLOOR_FRICTION, Go2Plant
+from ..versions import package_versions
 from . import report as reports
 from .grid import GridCommand, default_grid
 from .metrics import GridRecorder, StepState
@@ -72,7 +73,7 @@ def run_grid(
         "bundle": str(bundle.directory),
         "policy_sha256": bundle.field("policy.sha256"),
         "physics": {"backend": "mujoco", "engine": f"MuJoCo {mujoco.__version__}", "manager": None, "config": None},
-        "versions": reports.versions("go2_locomotion", "mujoco", "onnxruntime"),
+        "versions": package_versions("go2_locomotion", "mujoco", "onnxruntime"),
     }
     return reports.assemble(recorder.report(), simulator="mujoco", settings=settings, source=source)
 

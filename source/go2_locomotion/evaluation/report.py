@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 from ..errors import UsageError
@@ -14,16 +13,6 @@ from .metrics import FIGURES, SUMMARY
 REPORT_FILE = "evaluation.json"
 PLOT_FILE = "evaluation.png"
 FORMAT = "go2_locomotion/evaluation/1"
-
-
-def versions(*names: str) -> dict[str, str | None]:
-    found = {}
-    for name in names:
-        try:
-            found[name] = version(name)
-        except PackageNotFoundError:
-            found[name] = None
-    return found
 
 
 def file_sha256(path: Path) -> str:

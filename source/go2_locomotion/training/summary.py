@@ -8,20 +8,13 @@ import os
 import subprocess
 import time
 from dataclasses import dataclass, field
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
+from ..versions import package_versions
 from .checkpoints import list_checkpoints
 from .preflight import RolloutGeometry
 
 SUMMARY_FILE = "run_summary.json"
-
-
-def _version(package: str) -> str | None:
-    try:
-        return version(package)
-    except PackageNotFoundError:
-        return None
 
 
 def package_commit() -> str | None:
@@ -82,7 +75,7 @@ class RunRecorder:
             "task": self.task,
             "exit_status": status,
             "package_commit": package_commit(),
-            "versions": {name: _version(name) for name in ("go2_locomotion", "isaaclab", "rsl-rl-lib", "torch")},
+            "versions": package_versions("go2_locomotion", "isaaclab", "rsl-rl-lib", "torch"),
             "device": self.device,
             "physics": self.physics,
             "world_size": g.world_size,
