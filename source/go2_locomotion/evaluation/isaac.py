@@ -151,8 +151,10 @@ def _main(argv: list[str] | None) -> int:
                 "mdp": "play mode (no observation noise, no pushes), fixed commands",
             }
             report = reports.assemble(figures, simulator="isaaclab", settings=settings, source=source)
-            out = args.out or checkpoint.parent / "evaluation"
-            out = out / checkpoint.stem if checkpoints else out
+            if checkpoints:  # --run: one folder per checkpoint under --out (default <run>/evaluation)
+                out = (args.out or args.run / "evaluation") / checkpoint.stem
+            else:
+                out = args.out or checkpoint.parent / "evaluation" / checkpoint.stem
             json_path, png_path = reports.write(report, out)
             print(reports.table(report))
             print(f"[go2] wrote {json_path}, {png_path}")
