@@ -37,8 +37,9 @@ fi
 
 # One resolver run for everything, so the pins agree: isaaclab with its `ovphysx` extra (OvPhysX, the PhysX
 # runtime Isaac Lab uses without Isaac Sim; `physics=physx` on a CPU machine) and this package with its test
-# extras and the USD converter (to check and rebuild the shipped Go2 asset). OvPhysX 0.6.4 pins packaging<24, so pip picks a pytest that accepts it. `isaaclab[ov]` is not used: its
-# RTX renderer (ovrtx) is a stub on PyPI that downloads from elsewhere, and physics does not need it.
+# extras and the USD converter (to check and rebuild the shipped Go2 asset). OvPhysX 0.6.4 pins packaging<24, so
+# pip picks a pytest that accepts it. `isaaclab[ov]` is not used: its RTX renderer (ovrtx) is a stub on PyPI that
+# downloads from elsewhere, and physics does not need it.
 echo "setup.sh: installing isaaclab[ovphysx]==$ISAACLAB_VERSION and go2_locomotion[test,usd-build] (first time: ~7 min, ~7 GB)"
 "$VENV/bin/python" -m pip install --quiet "isaaclab[ovphysx]==$ISAACLAB_VERSION" -e ".[test,usd-build]"
 echo "setup.sh: done. Run the tests with: $VENV/bin/python -m pytest"

@@ -68,12 +68,7 @@ def _per_joint(values: Any) -> list[float]:
     return _numbers(array.reshape(-1, array.shape[-1])[0])
 
 
-def _backend(robot) -> str:
-    module = type(robot).__module__.split(".")[0]
-    return {"isaaclab_newton": "newton", "isaaclab_physx": "physx", "isaaclab_ov": "ovphysx"}.get(module, module)
-
-
-def _joints(robot, action_term) -> dict[str, Any]:
+def _joints(robot, action_term, backend: str) -> dict[str, Any]:
     names = list(robot.joint_names)
     action_names = list(action_term._joint_names)
     if action_names != names:
@@ -87,7 +82,7 @@ def _joints(robot, action_term) -> dict[str, Any]:
     limits = robot.data.joint_pos_limits.torch[0].cpu().numpy()
     return {
         "names": names,
-        "backend": _backend(robot),
+        "backend": backend,
         "backend_names": list(robot.backend_joint_names),
         "sdk2_names": list(SDK2_JOINT_ORDER),
         "policy_to_sdk2": [SDK2_JOINT_ORDER.index(n) for n in names],
@@ -292,19 +287,20 @@ def build_manifest(env, runner, agent_cfg, *, onnx_path: Path, task: str, checkp
     """
     robot = env.action_manager.get_term(ACTION_TERM)._asset
     action_term = env.action_manager.get_term(ACTION_TERM)
+    physics = physics_record(env)
     return {
         "format": FORMAT,
         "written_by": package_versions("go2_locomotion", "isaaclab", "rsl-rl-lib"),
         "task": task,
         "checkpoint": checkpoint,
-        "physics": physics_record(env),
+        "physics": physics,
         "timing": {
             "policy_rate_hz": _number(1.0 / env.step_dt),
             "policy_dt": _number(env.step_dt),
             "sim_dt": _number(env.physics_dt),
             "decimation": int(env.cfg.decimation),
         },
-        "joints": _joints(robot, action_term),
+        "joints": _joints(robot, action_term, physics["backend"]),
         "actuators": actuator_figures(robot),
         "action": _action(action_term, agent_cfg),
         "observation": _observation(env, runner),

@@ -464,13 +464,10 @@ def _grid_main(args) -> int:
     """``--grid``: the evaluation grid in MuJoCo, reported as ``scripts/evaluate.py`` reports Isaac Lab."""
     from ..evaluation import mujoco as grid_eval
     from ..evaluation import report as reports
-    from ..evaluation.grid import parse_grid
+    from ..evaluation.grid import check_timing, parse_grid
 
-    if not (math.isfinite(args.duration) and args.duration > 0):
-        raise UsageError(f"--duration must be a positive number of seconds, got {args.duration}")
-    if not (math.isfinite(args.settle) and 0 <= args.settle < args.duration):
-        raise UsageError(f"--settle must be in [0, --duration = {args.duration}), got {args.settle}")
     try:
+        check_timing(args.duration, args.settle)
         bundle = load_bundle(args.bundle)
         grid = None if args.grid == "default" else parse_grid(args.grid)
     except (FileNotFoundError, BundleError, ValueError) as error:

@@ -59,6 +59,15 @@ def default_grid(ranges: dict[str, tuple[float, float]]) -> list[GridCommand]:
     ]
 
 
+def check_timing(duration_s: float, settle_s: float) -> None:
+    """Raise ``ValueError`` unless ``duration_s`` is a positive number of seconds and ``settle_s`` lies in
+    ``[0, duration_s)``; the messages name the command-line flags."""
+    if not (math.isfinite(duration_s) and duration_s > 0):
+        raise ValueError(f"--duration must be a positive number of seconds, got {duration_s}")
+    if not (math.isfinite(settle_s) and 0 <= settle_s < duration_s):
+        raise ValueError(f"--settle must be in [0, --duration = {duration_s}), got {settle_s}")
+
+
 def parse_grid(text: str) -> list[GridCommand]:
     """Parse ``"name:vx,vy,wz name:vx,vy,wz ..."``.
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 from pathlib import Path
 
 import numpy as np
@@ -25,7 +24,7 @@ from ..training.checkpoints import check_compatible, list_checkpoints, read_chec
 from ..training.cli import make_parser, parse_args
 from ..versions import package_versions
 from . import report as reports
-from .grid import GridCommand, default_grid, parse_grid
+from .grid import GridCommand, check_timing, default_grid, parse_grid
 from .metrics import FEET, GridRecorder, StepState, rank_key
 
 COMMAND_TERM = "base_velocity"
@@ -64,10 +63,10 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _check_numbers(args) -> None:
-    if not (math.isfinite(args.duration) and args.duration > 0):
-        raise UsageError(f"--duration must be a positive number of seconds, got {args.duration}")
-    if not (math.isfinite(args.settle) and 0 <= args.settle < args.duration):
-        raise UsageError(f"--settle must be in [0, --duration = {args.duration}), got {args.settle}")
+    try:
+        check_timing(args.duration, args.settle)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
     if args.robots_per_command < 1:
         raise UsageError(f"--robots_per_command must be a positive integer, got {args.robots_per_command}")
     if args.every < 1:

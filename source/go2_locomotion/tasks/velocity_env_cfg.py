@@ -82,15 +82,16 @@ class Go2PhysicsCfg(PresetCfg):
     default = newton_mjwarp
     cpu = physx
     """The CPU training recipe's backend (``presets=cpu``): PhysX, i.e. OvPhysX when Isaac Sim's Kit is not
-    running. On 2 CPU cores it trains Go2-Flat 6.6x as fast as ``newton_mjwarp`` (docs/performance.md)."""
+    running. On 2 CPU cores, with 512 environments, it trains Go2-Flat 7.0x as fast as the ``newton_mjwarp``
+    default at 64 (measured side by side, docs/performance.md)."""
 
 
 CPU_RECIPE_NUM_ENVS = 512
 """Environments per process in the CPU training recipe (``--num_envs 512 presets=cpu``) [-]. The env count stays
 a plain number (``scene.num_envs`` is read before presets resolve, e.g. by ``play_mode``), so the recipe passes
-it as a flag. Measured on 2 cores with OvPhysX
-(Go2-Flat training, env-steps/s over whole iterations): 64 -> 1,568, 128 -> 2,305, 256 -> 2,550, 512 -> 3,043,
-1024 -> 2,920 (docs/performance.md). 512 x 24 = 12,288 transitions per iteration."""
+it as a flag. Measured on 2 cores with OvPhysX (Go2-Flat training, env-steps/s over whole iterations): 64 ->
+1,568, 128 -> 2,305, 256 -> 2,550, 512 -> 3,043, 1024 -> 2,920 (docs/performance.md). 512 x 24 = 12,288
+transitions per iteration."""
 
 GPU_NUM_ENVS = 4096
 """Environments per process by default (a GPU): 4096 x 24 = 98,304 transitions per iteration, upstream's figure."""
