@@ -78,6 +78,7 @@ def _record(task: str, overrides: list[str], export_dir):
                 "base_quat": quat_xyzw[:, [3, 0, 1, 2]],
                 "command": _np(env.command_manager.get_command("base_velocity")),
                 "last_action": _np(env.action_manager.action)[:, to_sdk2],
+                "steps_since_start": env.episode_length_buf.cpu().numpy().copy(),
             }
             if scanner is not None:
                 state["height_scan"] = _np(scanner.data.pos_w)[:, 2:3] - _np(scanner.data.ray_hits_w)[..., 2]

@@ -14,6 +14,7 @@ import yaml
 from go2_locomotion.deploy import manifest as manifest_module
 from go2_locomotion.training import play as play_module
 from go2_locomotion.training import train as train_module
+from go2_locomotion.training.runner import Go2OnPolicyRunner
 
 ROOT = Path(__file__).parents[2]
 CPU = ["--num_envs", "8", "--device", "cpu", "--headless"]
@@ -82,14 +83,14 @@ def test_train_rough(rough_run):
 def test_resume_latest_continues_count_and_weights(flat_run, workdir, monkeypatch):
     monkeypatch.chdir(workdir)
     seen = {}
-    real_learn = train_module.learn
+    real_learn = Go2OnPolicyRunner.learn
 
     def spy(runner, *args, **kwargs):
         seen["actor"] = {k: v.detach().cpu().clone() for k, v in runner.alg.get_policy().state_dict().items()}
         seen["start"] = runner.current_learning_iteration
         return real_learn(runner, *args, **kwargs)
 
-    monkeypatch.setattr(train_module, "learn", spy)
+    monkeypatch.setattr(Go2OnPolicyRunner, "learn", spy)
     assert train_module.main([*FLAT, "--max_iterations", "1", "--resume", *NORMALISED]) == 0
     saved = torch.load(flat_run / "model_1.pt", weights_only=True)["actor_state_dict"]
     assert set(seen["actor"]) == set(saved)
@@ -333,7 +334,7 @@ def test_check_reports_without_starting_the_simulator(workdir, capsys, monkeypat
 def test_storage_figure_equals_rsl_rl_allocation(workdir, monkeypatch):
     monkeypatch.chdir(workdir)
     seen = {}
-    real_learn = train_module.learn
+    real_learn = Go2OnPolicyRunner.learn
 
     def spy(runner, *args, **kwargs):
         status = real_learn(runner, *args, **kwargs)
@@ -351,7 +352,7 @@ def test_storage_figure_equals_rsl_rl_allocation(workdir, monkeypatch):
         seen["bytes"] = sum(t.nbytes for t in tensors) + sum(t.nbytes for t in storage.observations.values())
         return status
 
-    monkeypatch.setattr(train_module, "learn", spy)
+    monkeypatch.setattr(Go2OnPolicyRunner, "learn", spy)
     assert (
         train_module.main(
             [

@@ -35,12 +35,12 @@ def test_timing():
 
 def test_observation_layout():
     rough, flat = Go2RoughEnvCfg(), Go2FlatEnvCfg()
-    assert _active_terms(flat.observations.policy) == list(PROPRIO)
+    assert _active_terms(flat.observations.policy) == [*PROPRIO, "gait_phase"]
     assert _active_terms(rough.observations.policy) == [*PROPRIO, "height_scan"]
     pattern = rough.scene.height_scanner.pattern_cfg
     rays = (round(pattern.size[0] / pattern.resolution) + 1) * (round(pattern.size[1] / pattern.resolution) + 1)
     assert rays == 17 * 11
-    assert sum(PROPRIO.values()) == 48
+    assert sum(PROPRIO.values()) == 48  # + the trot clock's sin, cos on flat ground: 50
     assert sum(PROPRIO.values()) + rays == 235
     assert rough.observations.policy.height_scan.clip == (-1.0, 1.0)
     for cfg in (rough, flat):
@@ -85,8 +85,13 @@ def test_rewards():
         for name, weight in shared.items():
             assert getattr(rewards, name).weight == weight, name
         assert rewards.base_height_l2.params["target_height"] == go2.STANDING_BASE_HEIGHT
-        assert rewards.feet_air_time.params["sensor_cfg"].body_names == ".*_foot"
-    assert (rough.feet_air_time.weight, flat.feet_air_time.weight) == (0.01, 0.25)
+    assert rough.feet_air_time.params["sensor_cfg"].body_names == ".*_foot"
+    assert rough.feet_air_time.weight == 0.01
+    # flat ground trades Isaac Lab's air-time term (it pays only for steps over 0.5 s) for the trot clock's
+    assert flat.feet_air_time is None and rough.trot is None
+    assert flat.trot.params["sensor_cfg"].body_names == ["FL_foot", "FR_foot", "RL_foot", "RR_foot"]
+    # diagonal pairs in step, the pairs half a cycle apart
+    assert flat.trot.params["swing_offsets"] == (0.0, 0.5, 0.5, 0.0)
     # a fall costs -200 x 0.02 s = -4 (only falls: is_terminated excludes time-outs)
     for rewards in (rough, flat):
         assert rewards.termination_penalty.weight == -200.0

@@ -9,7 +9,7 @@ import torch
 
 from go2_locomotion.errors import UsageError
 from go2_locomotion.training import checkpoints, task_ids
-from go2_locomotion.training.train import check_distributed_args
+from go2_locomotion.training.train import check_distributed_args, resume_mode
 
 
 def _make_run(root, name, task, models, created_at):
@@ -96,16 +96,41 @@ def test_task_ids():
 
 
 def test_distributed_arguments(monkeypatch):
-    args = argparse.Namespace(distributed=True, device="cpu", run_timestamp=None)
-    with pytest.raises(UsageError, match="--device cpu is not a GPU"):
-        check_distributed_args(args)
-    args.device = "cuda"
+    args = argparse.Namespace(distributed=True, device="cuda", run_timestamp=None, run_name=None)
     monkeypatch.setenv("WORLD_SIZE", "4")
     with pytest.raises(UsageError, match="needs --run_timestamp"):
-        check_distributed_args(args)
+        check_distributed_args(args, None)
+    # every rank derives the same folder from --resume auto --run_name, or from the timestamp
+    args.run_name = "requeued"
+    assert check_distributed_args(args, "auto") is False
     args.run_timestamp = time.strftime("%Y-%m-%d_%H-%M-%S")
-    check_distributed_args(args)
-    check_distributed_args(argparse.Namespace(distributed=False, device="cpu", run_timestamp=None))
+    assert check_distributed_args(args, None) is False
+    # CPU ranks are the package's own (gloo)
+    args.device = "cpu"
+    assert check_distributed_args(args, None) is True
+    assert check_distributed_args(argparse.Namespace(distributed=False, device="cpu", run_name=None), None) is False
+    with pytest.raises(UsageError, match="--resume auto needs --run_name NAME"):
+        check_distributed_args(argparse.Namespace(distributed=False, device="cpu", run_name=None), "auto")
+
+
+@pytest.mark.parametrize(
+    ("value", "mode", "pushed_back"),
+    [
+        (False, None, []),
+        (True, "checkpoint", []),
+        ("auto", "auto", []),
+        ("physics=physx", "checkpoint", ["physics=physx"]),
+    ],
+)
+def test_resume_option(value, mode, pushed_back):
+    overrides = []
+    assert resume_mode(argparse.Namespace(resume=value), overrides) == mode
+    assert overrides == pushed_back
+
+
+def test_resume_option_refuses_other_words():
+    with pytest.raises(UsageError, match="--resume last: accepted are --resume .* and --resume auto"):
+        resume_mode(argparse.Namespace(resume="last"), [])
 
 
 def test_windowed_means_compare_runs_at_equal_samples():

@@ -57,6 +57,11 @@ OBSERVATION_INPUTS: dict[str, tuple[str, str]] = {
     "joint_pos_rel": ("joint_pos", "joint positions minus joints.default_position [rad], [12] policy order"),
     "joint_vel_rel": ("joint_vel", "joint velocities minus joints.default_velocity [rad/s], [12] policy order"),
     "last_action": ("last_action", "previous raw policy output (after policy_output_clip), [12] policy order"),
+    "gait_phase": (
+        "gait_phase",
+        "trot clock [sin, cos] of 2 pi x f, f = (policy steps since start mod n) / n, n = params.period / "
+        "timing.policy_dt steps per gait cycle, [2]",
+    ),
     "height_scan": (
         "height_scan",
         "scanner height above the ground at each scan point minus params.offset [m]; points in params.points_xy "

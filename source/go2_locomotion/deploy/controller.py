@@ -40,6 +40,9 @@ class RobotState:
     """``[P]`` height of the scanner above the ground at each scan point [m]; needed by rough-terrain policies."""
     last_action: np.ndarray | None = None
     """``[12]`` previous raw action; ``None`` uses the controller's own previous output."""
+    steps_since_start: int | None = None
+    """Policy steps since the episode (the controller) started, for the trot clock; ``None`` uses the controller's
+    own count of :meth:`ReferenceController.act` calls since :meth:`ReferenceController.reset`."""
 
 
 @dataclass
@@ -91,6 +94,7 @@ class ReferenceController:
         self._terms = b.field("observation.terms")
         self._input_name = b.field("policy.input.name")
         self._last_action = np.zeros(NUM_JOINTS)
+        self._steps = 0
 
     def to_policy(self, sdk2: np.ndarray) -> np.ndarray:
         """Reorder a per-joint ``[12]`` array from SDK2 motor order to the policy's joint order."""
@@ -101,8 +105,15 @@ class ReferenceController:
         return np.asarray(policy, dtype=np.float64)[self._to_sdk2]
 
     def reset(self) -> None:
-        """Forget the previous action (an episode start)."""
+        """Forget the previous action and restart the trot clock (an episode start)."""
         self._last_action = np.zeros(NUM_JOINTS)
+        self._steps = 0
+
+    def gait_phase(self, steps: int, period: float) -> np.ndarray:
+        """``[2]`` sin, cos of the trot clock after ``steps`` policy steps, for a cycle of ``period`` seconds."""
+        cycle = round(period / self.policy_dt)
+        angle = 2 * np.pi * (steps % cycle) / cycle
+        return np.array([np.sin(angle), np.cos(angle)])
 
     def _input(self, name: str, term: dict, state: RobotState) -> np.ndarray:
         if name == "joint_pos":
@@ -117,6 +128,9 @@ class ReferenceController:
             if state.base_quat is None:
                 raise ValueError("RobotState: projected_gravity or base_quat is required by this policy")
             return projected_gravity_from_quat(state.base_quat)
+        if name == "gait_phase":
+            steps = self._steps if state.steps_since_start is None else state.steps_since_start
+            return self.gait_phase(steps, term["params"]["period"])
         if name == "height_scan":
             if state.height_scan is None:
                 raise ValueError(f"RobotState.height_scan is required by this policy ([{term['width']}] heights)")
@@ -155,4 +169,5 @@ class ReferenceController:
         if self._clip is not None:
             target = np.clip(target, self._clip[:, 0], self._clip[:, 1])
         self._last_action = action
+        self._steps += 1
         return ControlOutput(self.to_sdk2(action), self.to_sdk2(target), self.kp.copy(), self.kd.copy())

@@ -190,6 +190,8 @@ def _term_params(env, name: str, term_cfg) -> dict[str, Any]:
         starts = sensor.ray_starts.torch[0].cpu().numpy()
         params["points_xy"] = [_numbers(p) for p in starts[:, :2]]
         params["ray_alignment"] = sensor.cfg.ray_alignment
+    if function == "gait_phase":
+        params["period"] = _number(term_cfg.params["period"])
     return params
 
 

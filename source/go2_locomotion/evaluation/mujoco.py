@@ -39,8 +39,9 @@ def run_grid(
     """Evaluate the bundle on ``grid`` (default: :func:`bundle_grid`); returns the report (:mod:`.report`)."""
     bundle = bundle if isinstance(bundle, Bundle) else load_bundle(bundle)
     grid = grid or bundle_grid(bundle)
-    controller = ReferenceController(bundle)
     plants = [Go2Plant(bundle, substeps) for _ in grid]
+    # one controller per robot: each keeps its own previous action and clock
+    controllers = [ReferenceController(bundle) for _ in grid]
     policy_dt = float(bundle.field("timing.policy_dt"))
     recorder = GridRecorder(
         grid=grid,
@@ -52,7 +53,7 @@ def run_grid(
     )
     commands = [np.asarray(c.command, dtype=np.float64) for c in grid]
     for _ in range(round(duration_s / policy_dt)):
-        for plant, command in zip(plants, commands):
+        for plant, controller, command in zip(plants, controllers, commands):
             out = controller.act(plant.state(command))
             plant.apply(out.joint_pos_target, out.kp, out.kd)
         recorder.record(_state(plants))

@@ -1,18 +1,33 @@
-"""Go2-Flat: Go2-Rough on a plane, without the height scanner and the terrain curriculum."""
+"""Go2-Flat: Go2-Rough on a plane, without the height scanner and the terrain curriculum, with a trot clock."""
 
 from __future__ import annotations
 
+from isaaclab.managers import ObservationTermCfg as ObsTerm
 from isaaclab.managers import RewardTermCfg as RewTerm
+from isaaclab.managers import SceneEntityCfg
 from isaaclab.utils import configclass
 
 from ..assets.go2 import GROUND_USD
+from ..assets.go2_description import FOOT_BODIES
 from . import mdp
 from .velocity_env_cfg import Go2RoughEnvCfg
+
+GAIT_PERIOD = 0.5
+"""Trot cycle [s]: each foot 0.25 s in the air, 0.25 s on the ground (a 2 Hz trot); 25 policy steps."""
+
+TROT_PAIRS = (("FL_foot", "RR_foot"), ("FR_foot", "RL_foot"))
+"""Feet that move together in a trot: the diagonal pairs. The second pair is half a cycle behind the first."""
+
+SWING_OFFSETS = tuple(0.0 if foot in TROT_PAIRS[0] else 0.5 for foot in FOOT_BODIES)
+"""Cycle offset of each foot, in :data:`FOOT_BODIES` order."""
+
+STANDING_COMMAND = 0.1
+"""Command norm below which the clock asks for all four feet on the ground [m/s, rad/s]."""
 
 
 @configclass
 class Go2FlatEnvCfg(Go2RoughEnvCfg):
-    """Go2-Flat: velocity tracking on an infinite plane; policy observation ``[N, 48]``."""
+    """Go2-Flat: velocity tracking on an infinite plane; policy observation ``[N, 50]``."""
 
     def __post_init__(self):
         super().__post_init__()
@@ -30,7 +45,23 @@ class Go2FlatEnvCfg(Go2RoughEnvCfg):
         self.observations.policy.height_scan = None
         self.curriculum.terrain_levels = None
 
-        self.rewards.feet_air_time.weight = 0.25
         # Trunk height is measured from the plane (z = 0) rather than from a height scan.
         self.rewards.base_height_l2.params["sensor_cfg"] = None
         self.rewards.flat_orientation_l2 = RewTerm(func=mdp.flat_orientation_l2, weight=-2.5)
+
+        # Trot clock: without it the policy's mean action held a static pose and the robots moved only through
+        # the exploration noise (docs/learning.md); with it the mean can step in time with the clock, and the
+        # reward pays for feet that do. Isaac Lab's feet_air_time pays only for steps longer than 0.5 s.
+        self.observations.policy.gait_phase = ObsTerm(func=mdp.gait_phase, params={"period": GAIT_PERIOD})
+        self.rewards.feet_air_time = None
+        self.rewards.trot = RewTerm(
+            func=mdp.trot_contact_schedule,
+            weight=1.0,
+            params={
+                "period": GAIT_PERIOD,
+                "swing_offsets": SWING_OFFSETS,
+                "command_name": "base_velocity",
+                "command_threshold": STANDING_COMMAND,
+                "sensor_cfg": SceneEntityCfg("contact_forces", body_names=list(FOOT_BODIES), preserve_order=True),
+            },
+        )

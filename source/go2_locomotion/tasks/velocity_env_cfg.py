@@ -235,6 +235,8 @@ class ObservationsCfg:
         """Joint velocities ``[N, 12]`` [rad/s]."""
         actions = ObsTerm(func=mdp.last_action)
         """Previous action ``[N, 12]``."""
+        gait_phase: ObsTerm | None = None
+        """Trot clock ``[N, 2]``: sin, cos of the gait cycle; used on flat ground."""
         height_scan = ObsTerm(
             func=mdp.height_scan,
             params={"sensor_cfg": SceneEntityCfg("height_scanner")},
@@ -369,6 +371,8 @@ class RewardsCfg:
     permanent crouch, which base-contact termination cannot see."""
     flat_orientation_l2: RewTerm | None = None
     """Trunk tilt (projected gravity xy squared); used on flat ground only."""
+    trot: RewTerm | None = None
+    """Feet following the trot clock (the ``gait_phase`` observation); used on flat ground."""
     termination_penalty = RewTerm(func=mdp.is_terminated, weight=-200.0)
     """1 on the step an episode ends by a fall, not a time-out: -200 x 0.02 s = -4 per fall. Early in training
     the penalties outweigh the tracking reward on every step, so without this term ending the episode is the

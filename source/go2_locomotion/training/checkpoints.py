@@ -7,6 +7,7 @@ the newest training run of the task's experiment, then its highest ``model_<iter
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -75,6 +76,50 @@ def resolve_checkpoint(checkpoint: str, *, root: Path, task: str) -> Path:
     if not path.is_file():
         raise UsageError(f"--checkpoint {checkpoint}: no such file or folder")
     return path
+
+
+def write_atomically(data: dict, path: Path | str) -> None:
+    """``torch.save`` to a temporary file in the same folder, flush and fsync it, then rename it over ``path`` (and
+    fsync the folder): a reader, or a resume after a kill at any moment, sees the old file or the complete new one.
+    The temporary name does not match :data:`CHECKPOINT_PATTERN`, so a left-over one is never taken for a
+    checkpoint."""
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with open(tmp, "wb") as file:
+            torch.save(data, file)
+            file.flush()
+            os.fsync(file.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    folder = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(folder)
+    finally:
+        os.close(folder)
+
+
+def remove_partial_writes(folder: Path) -> list[Path]:
+    """Delete the temporary files of checkpoint writes that a kill interrupted; returns them."""
+    partial = [p for p in Path(folder).glob(".model_*.pt.*.tmp") if p.is_file()]
+    for path in partial:
+        path.unlink(missing_ok=True)
+    return partial
+
+
+def newest_loadable_checkpoint(folder: Path, warn=print) -> tuple[Path, dict] | None:
+    """The newest ``model_<it>.pt`` of ``folder`` that loads, with its contents; ``None`` if there is none.
+
+    A newer file that does not load (truncated by a crash of a writer that was not atomic, or damaged on disk) is
+    skipped with a one-line warning naming it."""
+    for path in reversed(list_checkpoints(folder)):
+        try:
+            return path, read_checkpoint(path)
+        except UsageError as error:
+            warn(f"warning: skipping {path.name}: {error}")
+    return None
 
 
 def read_checkpoint(path: Path) -> dict:

@@ -263,6 +263,7 @@ def config_observation_widths(env_cfg) -> dict[str, int | None]:
         "joint_pos_rel": joints,
         "joint_vel_rel": joints,
         "last_action": joints,
+        "gait_phase": 2,
     }
     widths: dict[str, int | None] = {}
     for group_name, group in vars(env_cfg.observations).items():

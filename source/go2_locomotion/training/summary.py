@@ -1,5 +1,10 @@
 """``run_summary.json``: what a training run did, written by rank 0 into its run folder when it ends, whether it
-completed, was interrupted or failed after the run folder was created."""
+completed, was interrupted or failed after the run folder was created.
+
+A run continued in the same folder (``--resume auto``, a requeued cluster job) accumulates: ``attempts`` lists
+every attempt, and the totals (``wall_clock_s``, ``iterations_completed``, ``samples``) add up over them. An
+attempt killed outright (``kill -9``, a dead node) writes nothing and appears only through the iterations the
+next attempt resumes at."""
 
 from __future__ import annotations
 
@@ -53,6 +58,8 @@ class RunRecorder:
     last_iteration: int | None = None
     last_mean_reward: float | None = None
     last_mean_episode_length: float | None = None
+    previous: dict | None = None
+    """The summary already in the run folder, when this attempt continues the run there."""
 
     def on_iteration(self, runner, it: int, collect_time: float, learn_time: float) -> None:
         """Record one finished iteration (called after RSL-RL logged it)."""
@@ -66,11 +73,26 @@ class RunRecorder:
             self.last_mean_reward = float(sum(logger.rewbuffer) / len(logger.rewbuffer))
             self.last_mean_episode_length = float(sum(logger.lenbuffer) / len(logger.lenbuffer))
 
+    def attempt(self, status: str) -> dict:
+        """This attempt alone."""
+        return {
+            "started": time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(self.start_time)),
+            "exit_status": status,
+            "package_commit": package_commit(),
+            "world_size": self.geometry.world_size,
+            "first_iteration": self.first_iteration,
+            "last_iteration": self.last_iteration,
+            "iterations_completed": len(self.collection_times),
+            "samples": len(self.collection_times) * self.geometry.global_transitions,
+            "wall_clock_s": round(time.time() - self.start_time, 3),
+        }
+
     def summary(self, status: str) -> dict:
         iterations = len(self.collection_times)
         busy = sum(self.collection_times) + sum(self.learning_times)
         g = self.geometry
         mean = (lambda values: sum(values) / len(values)) if iterations else (lambda values: None)
+        attempts = [*(self.previous or {}).get("attempts", []), self.attempt(status)]
         return {
             "task": self.task,
             "exit_status": status,
@@ -83,10 +105,11 @@ class RunRecorder:
             "num_envs_global": g.num_envs * g.world_size,
             "samples_per_iteration_per_rank": g.transitions,
             "samples_per_iteration_global": g.global_transitions,
-            "iterations_completed": iterations,
-            "first_iteration": self.first_iteration,
+            "iterations_completed": sum(a["iterations_completed"] for a in attempts),
+            "samples": sum(a["samples"] for a in attempts),
+            "first_iteration": next((a["first_iteration"] for a in attempts if a["first_iteration"] is not None), None),
             "last_iteration": self.last_iteration,
-            "wall_clock_s": round(time.time() - self.start_time, 3),
+            "wall_clock_s": round(sum(a["wall_clock_s"] for a in attempts), 3),
             "mean_collection_time_s": mean(self.collection_times),
             "mean_learning_time_s": mean(self.learning_times),
             "throughput_env_steps_per_s": g.global_transitions * iterations / busy if busy > 0 else None,
@@ -94,6 +117,7 @@ class RunRecorder:
             "last_mean_episode_length": self.last_mean_episode_length,
             "checkpoints": [str(p) for p in list_checkpoints(self.log_dir)],
             "geometry": g.as_dict(),
+            "attempts": attempts,
         }
 
     def write(self, status: str) -> Path:
@@ -103,3 +127,12 @@ class RunRecorder:
         tmp.write_text(json.dumps(self.summary(status), indent=2) + "\n")
         os.replace(tmp, path)
         return path
+
+
+def load_summary(log_dir: Path) -> dict | None:
+    """The ``run_summary.json`` of a run folder, or ``None`` when there is none (or it cannot be read)."""
+    try:
+        data = json.loads((Path(log_dir) / SUMMARY_FILE).read_text())
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None

@@ -1,8 +1,9 @@
 """``scripts/train.py``: RSL-RL PPO training of a Go2 task, headless or with a visualizer, resumable.
 
 Built from Isaac Lab 3.0's RSL-RL training entrypoint helpers, in the same order, with these additions:
-``--resume``; checkpoint checks (exists, loads, fits the task) before the run folder is created; ``--headless``;
-and Ctrl-C or SIGTERM (a cluster's time limit) finishing the current iteration and saving ``model_<it>.pt``.
+``--resume`` and ``--resume auto`` (requeued cluster jobs); checkpoint checks (exists, loads, fits the task)
+before the run folder is created; ``--headless``; several CPU ranks under torchrun; and, through the package's
+runner (:mod:`.runner`), Ctrl-C, SIGTERM or SIGUSR1 finishing the current iteration and saving ``model_<it>.pt``.
 """
 
 from __future__ import annotations
@@ -10,19 +11,26 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
-import signal
 import time
 from datetime import datetime
-from pathlib import Path
 
 from ..assets.go2_description import JOINT_NAMES
 from ..envs import physics_record
 from ..errors import UsageError, exit_on_usage_error, usage_errors_exit
 from . import preflight
-from .checkpoints import check_compatible, log_root, read_checkpoint, resolve_checkpoint
+from .checkpoints import (
+    check_compatible,
+    log_root,
+    newest_loadable_checkpoint,
+    read_checkpoint,
+    resolve_checkpoint,
+)
 from .cli import make_parser, parse_args
-from .summary import RunRecorder
+from .summary import RunRecorder, load_summary
 from .task_ids import check_task, training_id
+
+RESUME_AUTO = "auto"
+"""``--resume auto``: re-enter the run folder named by ``--run_name`` and continue from its newest checkpoint."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -32,8 +40,14 @@ def build_parser() -> argparse.ArgumentParser:
     def extra(parser):
         parser.add_argument(
             "--resume",
-            action="store_true",
-            help="Continue training from --checkpoint (default: latest, the newest run of this task's experiment).",
+            nargs="?",
+            const=True,
+            default=False,
+            metavar="auto",
+            help="Continue training from --checkpoint (default: latest, the newest run of this task's experiment) "
+            "in a new run folder. '--resume auto' with --run_name NAME makes the command idempotent for requeued "
+            "cluster jobs: the run folder is <experiment>/NAME; it continues from that folder's newest loadable "
+            "checkpoint, or starts there if it has none, and trains until --max_iterations in total.",
         )
         parser.add_argument(
             "--check",
@@ -42,6 +56,24 @@ def build_parser() -> argparse.ArgumentParser:
         )
 
     return make_parser("Train a Go2 locomotion policy with RSL-RL PPO.", add_common_train_args, extra)
+
+
+def resume_mode(args: argparse.Namespace, overrides: list[str]) -> str | None:
+    """``None`` (new run), ``"checkpoint"`` (``--resume``) or ``"auto"`` (``--resume auto``).
+
+    A Hydra override right after a bare ``--resume`` was taken as its value by argparse: it goes back to the
+    overrides."""
+    value = args.resume
+    if value is False:
+        return None
+    if value is True:
+        return "checkpoint"
+    if value == RESUME_AUTO:
+        return RESUME_AUTO
+    if "=" in value:
+        overrides.insert(0, value)
+        return "checkpoint"
+    raise UsageError(f"--resume {value}: accepted are --resume (from --checkpoint) and --resume auto")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -55,6 +87,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _train(argv: list[str] | None) -> int:
     from isaaclab.app import launch_simulation
+    from isaaclab.utils import to_dict
     from isaaclab_rl.entrypoints.backends import cli_args_rsl_rl
     from isaaclab_rl.entrypoints.common import (
         apply_env_overrides,
@@ -66,23 +99,23 @@ def _train(argv: list[str] | None) -> int:
         validate_distributed_device,
         write_run_manifest,
     )
-    from isaaclab_rl.rsl_rl import (
-        RslRlVecEnvWrapper,
-        check_rsl_rl_version,
-        create_rsl_rl_runner,
-        handle_deprecated_rsl_rl_cfg,
-    )
+    from isaaclab_rl.rsl_rl import RslRlVecEnvWrapper, check_rsl_rl_version, handle_deprecated_rsl_rl_cfg
     from isaaclab_tasks.utils import resolve_task_config
 
+    from .runner import Go2OnPolicyRunner
+
     args, overrides = parse_args(build_parser(), argv)
+    resume = resume_mode(args, overrides)
     task = check_task(args.task)
-    check_distributed_args(args)
+    cpu_ranks = check_distributed_args(args, resume)
     env_cfg, agent_cfg = resolve_task_config(task, args.agent, overrides=overrides)
     agent_cfg = cli_args_rsl_rl.update_rsl_rl_cfg(agent_cfg, args)
     agent_cfg = handle_deprecated_rsl_rl_cfg(agent_cfg, check_rsl_rl_version())
     if args.max_iterations is not None:
         agent_cfg.max_iterations = args.max_iterations
-    apply_env_overrides(args, env_cfg)
+    # CPU ranks are this package's (gloo, in the runner): Isaac Lab's launcher would pin each rank to a GPU.
+    launch_args = argparse.Namespace(**{**vars(args), "distributed": False}) if cpu_ranks else args
+    apply_env_overrides(launch_args, env_cfg)
     # the policy learns where the simulation runs (a distributed rank's cuda:<local rank> is set at launch)
     agent_cfg.device = env_cfg.sim.device
 
@@ -100,31 +133,43 @@ def _train(argv: list[str] | None) -> int:
 
     root = log_root(agent_cfg.experiment_name)
     resume_path = checkpoint = None
-    if args.resume or args.checkpoint:
-        resume_path = resolve_checkpoint(args.checkpoint or "latest", root=root, task=training_id(task))
-        checkpoint = read_checkpoint(resume_path)
+    iterations = agent_cfg.max_iterations
+    if resume == RESUME_AUTO:
+        log_dir = root / agent_cfg.run_name
+        found = newest_loadable_checkpoint(log_dir) if log_dir.is_dir() else None
+        if found is not None:
+            resume_path, checkpoint = found
+            iterations = agent_cfg.max_iterations - (checkpoint["iter"] + 1)
+            if iterations <= 0:
+                print(f"[go2] {log_dir} already holds iteration {checkpoint['iter']}: max_iterations reached")
+                return 0
+    else:
+        if resume == "checkpoint" or args.checkpoint:
+            resume_path = resolve_checkpoint(args.checkpoint or "latest", root=root, task=training_id(task))
+            checkpoint = read_checkpoint(resume_path)
+        run_name = args.run_timestamp or datetime.now().strftime("%Y-%m-%d_%H-%M-%S")
+        if agent_cfg.run_name:
+            run_name += f"_{agent_cfg.run_name}"
+        log_dir = root / run_name
 
-    pre_launch_video_config(env_cfg, args)
-    with launch_simulation(env_cfg, args), usage_errors_exit(), contextlib.ExitStack() as cleanup:
-        validate_distributed_device(args)
+    pre_launch_video_config(env_cfg, launch_args)
+    with launch_simulation(env_cfg, launch_args), usage_errors_exit(), contextlib.ExitStack() as cleanup:
+        if not cpu_ranks:
+            validate_distributed_device(args)
         rank = int(os.getenv("RANK", "0")) if args.distributed else None
         if rank is not None:
             agent_cfg.device = env_cfg.sim.device
             agent_cfg.seed += rank
         env_cfg.seed = agent_cfg.seed
 
-        run_name = args.run_timestamp or datetime.now().strftime("%Y-%m-%d_%H-%M-%S")
-        if agent_cfg.run_name:
-            run_name += f"_{agent_cfg.run_name}"
-        log_dir = root / run_name
         rank_dir = log_dir if rank in (None, 0) else log_dir / f"rank_{rank}"
         env_cfg.log_dir = str(rank_dir)
-        apply_video_recording(env_cfg, str(rank_dir), args)
+        apply_video_recording(env_cfg, str(rank_dir), launch_args)
 
-        env = create_isaaclab_env(task, env_cfg, args, convert_marl_to_single_agent=False)
+        env = create_isaaclab_env(task, env_cfg, launch_args, convert_marl_to_single_agent=False)
         cleanup.callback(lambda: close_env(env))
         env = RslRlVecEnvWrapper(env, clip_actions=agent_cfg.clip_actions)
-        runner = create_rsl_rl_runner(env, agent_cfg, log_dir=str(log_dir))
+        runner = Go2OnPolicyRunner(env, to_dict(agent_cfg), log_dir=str(log_dir), device=agent_cfg.device)
         if checkpoint is not None:
             check_compatible(checkpoint, resume_path, runner.alg.get_policy(), task)
         # the live widths, now that the observation manager exists
@@ -142,28 +187,22 @@ def _train(argv: list[str] | None) -> int:
         # From here on the run folder exists.
         if rank in (None, 0):
             write_run_manifest(str(log_dir), library="rsl_rl", task=task, metadata={"agent": args.agent})
-        recorder = (
-            RunRecorder(task, log_dir, geometry, env_cfg.sim.device, physics=physics_record(env))
-            if rank in (None, 0)
-            else None
-        )
+        recorder = None
+        if rank in (None, 0):
+            previous = load_summary(log_dir) if resume == RESUME_AUTO else None
+            recorder = RunRecorder(
+                task, log_dir, geometry, env_cfg.sim.device, physics=physics_record(env), previous=previous
+            )
+            runner.add_iteration_callback(recorder.on_iteration)
         try:
             runner.add_git_repo_to_log(__file__)
             if resume_path is not None:
-                runner.load(str(resume_path), map_location=agent_cfg.device)
-                # The checkpoint holds the weights after its iteration `iter`: continue with the next one (RSL-RL
-                # alone would repeat index `iter`, and its checkpoint name).
-                runner.current_learning_iteration = checkpoint["iter"] + 1
-                print(f"[go2] resumed from {resume_path}; continuing at iteration {runner.current_learning_iteration}")
+                start_at = runner.resume(resume_path, checkpoint, same_folder=resume == RESUME_AUTO)
+                print(f"[go2] resumed from {resume_path}; continuing at iteration {start_at}")
             dump_train_configs(str(rank_dir), env_cfg, agent_cfg)
             print(f"[go2] logging to {log_dir}")
             start = time.time()
-            status = learn(
-                runner,
-                agent_cfg.max_iterations,
-                agent_cfg.init_at_random_ep_len,
-                on_iteration=recorder.on_iteration if recorder else None,
-            )
+            status = runner.learn(iterations, agent_cfg.init_at_random_ep_len)
             print(f"[go2] training {status} after {time.time() - start:.1f} s; checkpoints in {log_dir}")
         except KeyboardInterrupt:
             if recorder:
@@ -201,68 +240,18 @@ def rollout_geometry(
     )
 
 
-def check_distributed_args(args: argparse.Namespace) -> None:
-    """``--distributed`` (one process per GPU under torchrun) needs a GPU and one run folder for all ranks."""
+def check_distributed_args(args: argparse.Namespace, resume: str | None) -> bool:
+    """Check ``--distributed`` (one process per GPU, or per CPU share, under torchrun); returns whether the ranks
+    run on CPUs. All ranks must log into one run folder: ``--run_timestamp`` or ``--resume auto --run_name``."""
+    if resume == RESUME_AUTO and not args.run_name:
+        raise UsageError("--resume auto needs --run_name NAME: the run folder a requeued job re-enters")
     if not args.distributed:
-        return
-    if args.device and "cpu" in args.device:
-        raise UsageError(f"--distributed runs one process per GPU; --device {args.device} is not a GPU")
-    if int(os.getenv("WORLD_SIZE", "1")) > 1 and not args.run_timestamp:
+        return False
+    cpu = bool(args.device) and "cpu" in args.device
+    if int(os.getenv("WORLD_SIZE", "1")) > 1 and not args.run_timestamp and resume != RESUME_AUTO:
         raise UsageError(
-            "--distributed with several ranks needs --run_timestamp so that all ranks log into one run folder, "
-            'e.g. --run_timestamp "$(date +%Y-%m-%d_%H-%M-%S)" on the torchrun command line'
+            "--distributed with several ranks needs --run_timestamp (or --resume auto --run_name NAME) so that all "
+            'ranks log into one run folder, e.g. --run_timestamp "$(date +%Y-%m-%d_%H-%M-%S)" on the torchrun '
+            "command line"
         )
-
-
-class _StopRequested(Exception):
-    """Raised at the end of an iteration after Ctrl-C / SIGTERM."""
-
-
-def learn(runner, num_iterations: int, init_at_random_ep_len: bool, on_iteration=None) -> str:
-    """Run ``runner.learn``; a first SIGINT or SIGTERM stops after the current iteration with its checkpoint
-    saved (a second one stops at once). ``on_iteration(runner, it, collect_time, learn_time)`` is called after
-    each iteration. Returns ``"completed"`` or ``"interrupted"``."""
-    import torch.distributed as dist
-
-    requested: list[int] = []
-    previous = {}
-
-    def on_signal(signum, _frame):
-        requested.append(signum)
-        signal.signal(signum, previous[signum])
-        print(f"\n[go2] {signal.Signals(signum).name}: saving after this iteration (send it again to stop now)")
-
-    log_iteration = runner.logger.log
-
-    def log_then_check(*args, **kwargs):
-        log_iteration(*args, **kwargs)
-        if on_iteration is not None:
-            on_iteration(runner, kwargs["it"], kwargs["collect_time"], kwargs["learn_time"])
-        stop = bool(requested)
-        if dist.is_available() and dist.is_initialized():
-            # every rank stops at the same iteration, or the next collective would hang
-            import torch
-
-            flag = torch.tensor([float(stop)], device=runner.device)
-            dist.all_reduce(flag, op=dist.ReduceOp.MAX)
-            stop = bool(flag.item())
-        if stop:
-            raise _StopRequested
-
-    runner.logger.log = log_then_check
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        previous[signum] = signal.signal(signum, on_signal)
-    try:
-        runner.learn(num_learning_iterations=num_iterations, init_at_random_ep_len=init_at_random_ep_len)
-        return "completed"
-    except _StopRequested:
-        if runner.logger.writer is not None:
-            path = Path(runner.logger.log_dir) / f"model_{runner.current_learning_iteration}.pt"
-            runner.save(str(path))
-            runner.logger.stop_logging_writer()
-            print(f"[go2] saved {path}")
-        return "interrupted"
-    finally:
-        runner.logger.log = log_iteration
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
+    return cpu

@@ -1,8 +1,9 @@
 """MDP terms used by the Go2 tasks, exported by name.
 
 Library terms come from :mod:`isaaclab.envs.mdp`; the two that exist only in Isaac Lab's velocity task package
-come from there; :class:`warn_on_solver_overflow` is this package's own. Nothing is star-imported, so every name
-below has exactly one origin.
+come from there; the trot clock (:func:`gait_phase`, :func:`trot_contact_schedule`) and
+:class:`warn_on_solver_overflow` are this package's own. Nothing is star-imported, so every name below has exactly
+one origin.
 """
 
 from isaaclab.envs.mdp import (
@@ -37,6 +38,7 @@ from isaaclab.envs.mdp import (
 )
 from isaaclab_tasks.core.velocity.mdp import feet_air_time, terrain_levels_vel
 
+from .gait import gait_phase, trot_contact_schedule
 from .solver_capacity import warn_on_solver_overflow
 
 __all__ = [
@@ -49,6 +51,7 @@ __all__ = [
     "base_lin_vel",
     "feet_air_time",
     "flat_orientation_l2",
+    "gait_phase",
     "generated_commands",
     "height_scan",
     "illegal_contact",
@@ -70,5 +73,6 @@ __all__ = [
     "time_out",
     "track_ang_vel_z_exp",
     "track_lin_vel_xy_exp",
+    "trot_contact_schedule",
     "warn_on_solver_overflow",
 ]

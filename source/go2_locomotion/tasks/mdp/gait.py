@@ -1,0 +1,57 @@
+"""The trot clock: an observation of where the gait cycle is, and a reward for feet that follow it.
+
+The clock is the episode's policy-step count modulo the steps of one gait cycle, so a robot recomputes it exactly
+from the number of policy steps since it started (the reference controller does, :mod:`go2_locomotion.deploy`).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+import torch
+from isaaclab.managers import SceneEntityCfg
+
+if TYPE_CHECKING:
+    from isaaclab.envs import ManagerBasedRLEnv
+
+
+def cycle_steps(period: float, step_dt: float) -> int:
+    """Policy steps in one gait cycle of ``period`` seconds; the period must be a whole number of steps."""
+    steps = round(period / step_dt)
+    if steps < 2 or abs(steps * step_dt - period) > 1e-9:
+        raise ValueError(f"gait period {period} s is not a whole number (>= 2) of policy steps of {step_dt} s")
+    return steps
+
+
+def cycle_fraction(env: ManagerBasedRLEnv, period: float) -> torch.Tensor:
+    """``[N]`` fraction of the gait cycle in [0, 1): (episode step count mod cycle steps) / cycle steps."""
+    steps = cycle_steps(period, env.step_dt)
+    return torch.remainder(env.episode_length_buf, steps).float() / steps
+
+
+def gait_phase(env: ManagerBasedRLEnv, period: float) -> torch.Tensor:
+    """``[N, 2]``: sin and cos of 2 pi x the cycle fraction."""
+    angle = 2 * math.pi * cycle_fraction(env, period)
+    return torch.stack((torch.sin(angle), torch.cos(angle)), dim=1)
+
+
+def trot_contact_schedule(
+    env: ManagerBasedRLEnv,
+    period: float,
+    swing_offsets: tuple[float, ...],
+    command_name: str,
+    command_threshold: float,
+    sensor_cfg: SceneEntityCfg,
+) -> torch.Tensor:
+    """``[N]`` share of the feet whose contact state is the clock's: foot ``i`` should be in the air during the
+    first half of its cycle (cycle fraction + ``swing_offsets[i]``, mod 1) and on the ground during the second. While
+    the command is below ``command_threshold`` (standing) every foot should be on the ground."""
+    sensor = env.scene.sensors[sensor_cfg.name]
+    in_contact = sensor.data.current_contact_time.torch[:, sensor_cfg.body_ids] > 0.0
+    offsets = torch.tensor(swing_offsets, device=in_contact.device)
+    leg_fraction = torch.remainder(cycle_fraction(env, period).unsqueeze(1) + offsets, 1.0)
+    should_touch = leg_fraction >= 0.5
+    moving = torch.linalg.norm(env.command_manager.get_command(command_name), dim=1) > command_threshold
+    should_touch = torch.where(moving.unsqueeze(1), should_touch, torch.ones_like(should_touch))
+    return (in_contact == should_touch).float().mean(dim=1)

@@ -1,0 +1,198 @@
+"""The package's RSL-RL runner: :class:`Go2OnPolicyRunner`, RSL-RL's ``OnPolicyRunner`` with named hooks.
+
+What it adds, each as a method of the subclass (no library method is replaced at run time):
+
+- ``add_iteration_callback``: called after every iteration, once RSL-RL has logged it.
+- ``request_stop``: the first SIGINT / SIGTERM / SIGUSR1 (a scheduler's pre-timeout signal) asks the run to stop
+  after the current iteration; all ranks agree on the iteration; the checkpoint of that iteration is saved.
+- ``save``: checkpoints are written atomically (temporary file in the same folder, flushed, fsynced, renamed), so a
+  kill during a save never leaves a truncated ``model_<it>.pt``.
+- Several ranks on CPUs (``torchrun ... --device cpu --distributed``): the process group uses ``gloo`` and every
+  rank pins its torch threads to its share of the node's cores. On GPUs RSL-RL's own ``nccl`` set-up runs.
+- TensorBoard continues a resumed run in the same folder: events at or after the resumed iteration, left by an
+  attempt that was killed after its last checkpoint, are purged, so the curve stays continuous.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+from collections.abc import Callable
+from pathlib import Path
+
+import torch
+from rsl_rl.runners import OnPolicyRunner
+from rsl_rl.utils.logger import Logger
+
+from ..compat import private_api
+from .checkpoints import remove_partial_writes, write_atomically
+
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGUSR1)
+"""Signals that stop training after the current iteration, with its checkpoint saved: Ctrl-C, a scheduler's
+termination and SLURM's pre-timeout ``--signal=USR1@...``."""
+
+IterationCallback = Callable[["Go2OnPolicyRunner", int, float, float], None]
+"""``callback(runner, iteration, collection_time_s, learning_time_s)``."""
+
+
+class _StopAfterIteration(Exception):
+    """Raised by the runner's own logger hook to leave RSL-RL's loop after an iteration; caught in :meth:`learn`."""
+
+
+class _HookedLogger(Logger):
+    """RSL-RL's logger, calling the runner back after each iteration and resuming TensorBoard at an iteration."""
+
+    def __init__(self, *args, after_iteration: Callable[[int, float, float], None], **kwargs):
+        super().__init__(*args, **kwargs)
+        self.after_iteration = after_iteration
+        self.purge_step: int | None = None
+
+    def init_logging_writer(self) -> None:
+        super().init_logging_writer()
+        if self.purge_step and self.writer is not None and self.cfg.get("logger", "tensorboard") == "tensorboard":
+            # A new writer with purge_step makes TensorBoard drop steps >= purge_step of earlier event files.
+            from torch.utils.tensorboard import SummaryWriter
+
+            self.writer.close()
+            self.writer = SummaryWriter(log_dir=self.log_dir, flush_secs=10, purge_step=self.purge_step)
+
+    def log(self, *args, **kwargs) -> None:
+        super().log(*args, **kwargs)
+        self.after_iteration(kwargs["it"], kwargs["collect_time"], kwargs["learn_time"])
+
+
+class Go2OnPolicyRunner(OnPolicyRunner):
+    """RSL-RL's on-policy runner with iteration callbacks, a cooperative stop, atomic checkpoints and CPU ranks."""
+
+    def __init__(self, env, train_cfg: dict, log_dir: str | None = None, device: str = "cpu") -> None:
+        private_api.check_rsl_rl()
+        super().__init__(env, train_cfg, log_dir=log_dir, device=device)
+        self.logger = _HookedLogger(
+            log_dir=log_dir,
+            cfg=self.cfg,
+            env_cfg=self.env.cfg,
+            num_envs=self.env.num_envs,
+            is_distributed=self.is_distributed,
+            gpu_world_size=self.gpu_world_size,
+            gpu_global_rank=self.gpu_global_rank,
+            device=self.device,
+            after_iteration=self._after_iteration,
+        )
+        self._callbacks: list[IterationCallback] = []
+        self._stop_signal: int | None = None
+        self.last_saved: str | None = None
+
+    # -- ranks -------------------------------------------------------------------------------------------------
+
+    @property
+    def rank(self) -> int:
+        """Global rank (0 when not distributed)."""
+        return self.gpu_global_rank
+
+    @property
+    def writes_files(self) -> bool:
+        """Whether this process writes checkpoints and logs (rank 0 with a log folder)."""
+        return self.logger.log_dir is not None and not self.logger.disable_logs
+
+    def _configure_multi_gpu(self) -> None:
+        """RSL-RL's set-up on GPUs; on CPUs a ``gloo`` process group and pinned threads instead of ``nccl``."""
+        if str(self.device).startswith("cuda") or int(os.getenv("WORLD_SIZE", "1")) <= 1:
+            super()._configure_multi_gpu()
+            return
+        self.gpu_world_size = int(os.environ["WORLD_SIZE"])
+        self.gpu_local_rank = int(os.getenv("LOCAL_RANK", "0"))
+        self.gpu_global_rank = int(os.getenv("RANK", "0"))
+        self.is_distributed = True
+        self.cfg["multi_gpu"] = {
+            "global_rank": self.gpu_global_rank,
+            "local_rank": self.gpu_local_rank,
+            "world_size": self.gpu_world_size,
+        }
+        pin_threads(int(os.getenv("LOCAL_WORLD_SIZE", str(self.gpu_world_size))))
+        if not torch.distributed.is_initialized():
+            torch.distributed.init_process_group(
+                backend="gloo", rank=self.gpu_global_rank, world_size=self.gpu_world_size
+            )
+
+    # -- hooks -------------------------------------------------------------------------------------------------
+
+    def add_iteration_callback(self, callback: IterationCallback) -> None:
+        """Call ``callback(runner, it, collect_time, learn_time)`` after every iteration."""
+        self._callbacks.append(callback)
+
+    def request_stop(self, signum: int = signal.SIGINT) -> None:
+        """Stop after the current iteration (all ranks at the same one) and save its checkpoint."""
+        self._stop_signal = signum
+
+    def resume(self, path, checkpoint: dict, *, same_folder: bool) -> int:
+        """Load ``checkpoint`` (read from ``path``) and continue at the iteration after the one it holds (RSL-RL
+        alone would repeat that iteration, and its checkpoint name). In the same run folder TensorBoard continues
+        there, dropping steps that an earlier attempt logged after its last checkpoint. Returns the next
+        iteration."""
+        self.load(str(path), map_location=self.device)
+        self.current_learning_iteration = checkpoint["iter"] + 1
+        if same_folder:
+            self.logger.purge_step = self.current_learning_iteration
+            if self.writes_files:
+                remove_partial_writes(Path(self.logger.log_dir))
+        return self.current_learning_iteration
+
+    def _after_iteration(self, it: int, collect_time: float, learn_time: float) -> None:
+        self.current_learning_iteration = it
+        for callback in self._callbacks:
+            callback(self, it, collect_time, learn_time)
+        stop = self._stop_signal is not None
+        if self.is_distributed:
+            # every rank stops at the same iteration, or the next collective would hang
+            flag = torch.tensor([float(stop)], device=self.device)
+            torch.distributed.all_reduce(flag, op=torch.distributed.ReduceOp.MAX)
+            stop = bool(flag.item())
+        if stop:
+            raise _StopAfterIteration
+
+    def learn(self, num_learning_iterations: int, init_at_random_ep_len: bool = False) -> str:
+        """RSL-RL's loop, stoppable by :data:`STOP_SIGNALS`. Returns ``"completed"`` or ``"interrupted"``.
+
+        A first signal stops after the current iteration with its checkpoint saved; a second one stops at once.
+        """
+        previous = {}
+
+        def on_signal(signum, _frame):
+            self.request_stop(signum)
+            signal.signal(signum, previous[signum])
+            print(f"\n[go2] {signal.Signals(signum).name}: saving after this iteration (send it again to stop now)")
+
+        for signum in STOP_SIGNALS:
+            previous[signum] = signal.signal(signum, on_signal)
+        try:
+            super().learn(num_learning_iterations, init_at_random_ep_len)
+            return "completed"
+        except _StopAfterIteration:
+            if self.writes_files:
+                path = os.path.join(self.logger.log_dir, f"model_{self.current_learning_iteration}.pt")
+                self.save(path)
+                self.logger.stop_logging_writer()
+                print(f"[go2] saved {path}")
+            return "interrupted"
+        finally:
+            for signum, handler in previous.items():
+                signal.signal(signum, handler)
+            if self.logger.writer is not None and hasattr(self.logger.writer, "flush"):
+                self.logger.writer.flush()
+
+    def save(self, path: str, infos: dict | None = None) -> None:
+        """RSL-RL's checkpoint, written atomically: a reader sees the previous file or the complete new one."""
+        saved = self.alg.save()
+        saved["iter"] = self.current_learning_iteration
+        saved["infos"] = infos
+        write_atomically(saved, path)
+        self.last_saved = path
+        self.logger.save_model(path, self.current_learning_iteration)
+
+
+def pin_threads(local_world_size: int) -> int:
+    """Give this rank ``cores / local_world_size`` torch threads (at least one); returns the count."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    threads = max(1, cores // max(1, local_world_size))
+    torch.set_num_threads(threads)
+    return threads
