@@ -18,7 +18,16 @@ setup(
     python_requires=">=3.12",
     package_dir={"": "source"},
     packages=find_packages("source"),
-    package_data={"go2_locomotion": ["assets/data/*.usda"]},
+    package_data={
+        "go2_locomotion": [
+            "assets/data/*.usda",
+            "pretrained/*/*.pt",
+            "pretrained/*/*.json",
+            "pretrained/*/*.md",
+            "pretrained/*/exported/*",
+            "pretrained/*/evaluation/*/*",
+        ]
+    },
     install_requires=[
         # Isaac Lab itself is not listed: inside an Isaac Lab / Isaac Sim install it is already there, and
         # pip must not replace it. The project's own environment gets it from setup.sh.

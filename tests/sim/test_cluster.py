@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 import torch
+import yaml
 
 from go2_locomotion.training.checkpoints import list_checkpoints
 
@@ -85,8 +86,10 @@ def test_two_cpu_ranks_train_then_resume_with_one_rank(tmp_path):
     assert [p.name for p in list_checkpoints(run)] == ["model_0.pt", "model_1.pt"]
     summary = json.loads((run / "run_summary.json").read_text())
     assert (summary["world_size"], summary["num_envs_global"], summary["samples"]) == (2, 8, 2 * 8 * 24)
-    # rank 1 wrote its configs into its own folder and no checkpoint anywhere
+    # rank 1 wrote its configs into its own folder and no checkpoint anywhere; the ranks' seeds differ
     assert not list((run / "rank_1").glob("model_*.pt"))
+    seeds = [yaml.safe_load((folder / "params" / "agent.yaml").read_text())["seed"] for folder in (run, run / "rank_1")]
+    assert seeds[1] == seeds[0] + 1
 
     # the same command with one rank and a higher target continues the same run
     status, output = _train(tmp_path, "--max_iterations", "3")

@@ -17,8 +17,9 @@ from pathlib import Path
 import mujoco
 import numpy as np
 
+from .. import pretrained
 from ..assets import go2_description as go2
-from ..errors import UsageError, exit_on_usage_error
+from ..errors import USAGE_EXIT_CODE, UsageError, exit_on_usage_error
 from .bundle import SDK2_JOINT_ORDER, Bundle, BundleError, load_bundle
 from .controller import ReferenceController, RobotState, projected_gravity_from_quat
 
@@ -418,7 +419,12 @@ def main(argv: list[str] | None = None) -> int:
     import argparse
 
     parser = argparse.ArgumentParser(description="Run a Go2 deploy bundle in plain MuJoCo (CPU) over a command script.")
-    parser.add_argument("--bundle", type=Path, required=True, help="Folder with deploy.yaml and policy.onnx.")
+    parser.add_argument(
+        "--bundle",
+        required=True,
+        help="Folder with deploy.yaml and policy.onnx, or 'pretrained' (the shipped Go2-Flat policy's bundle; reports "
+        "then go to logs/pretrained/go2_flat/).",
+    )
     default = " ".join(f"{s.name}:{s.duration_s:g}:{','.join(f'{v:g}' for v in s.command)}" for s in DEFAULT_SEGMENTS)
     parser.add_argument("--commands", default=default, help=f"Segments name:seconds:vx,vy,wz (default: {default}).")
     parser.add_argument("--substeps", type=int, default=2, help="MuJoCo steps per 200 Hz physics step (default 2).")
@@ -434,6 +440,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--duration", type=float, default=20.0, help="With --grid: episode length [s].")
     parser.add_argument("--settle", type=float, default=2.0, help="With --grid: seconds before figures count.")
     args = parser.parse_args(argv)
+    if exit_on_usage_error(lambda: _resolve_bundle(args)) == USAGE_EXIT_CODE:
+        return USAGE_EXIT_CODE
     if args.grid is not None:
         return exit_on_usage_error(lambda: _grid_main(args))
 
@@ -443,7 +451,7 @@ def main(argv: list[str] | None = None) -> int:
             report = run(args.bundle, segments, substeps=args.substeps, video=args.video)
         except (FileNotFoundError, BundleError, ValueError, RuntimeError) as error:
             raise UsageError(str(error)) from None
-        json_path, png_path = write_report(report, args.output or args.bundle / "sim2sim")
+        json_path, png_path = write_report(report, args.output or args.work_dir / "sim2sim")
         print(
             f"{'segment':<10} {'cmd (vx, vy, wz)':<20} {'measured':<22} {'xy err':>7} {'wz err':>7} {'height':>7}  fell"
         )
@@ -460,6 +468,20 @@ def main(argv: list[str] | None = None) -> int:
     return exit_on_usage_error(_main)
 
 
+def _resolve_bundle(args) -> int:
+    """``--bundle pretrained`` -> the shipped bundle; sets ``args.work_dir``, where reports go by default: next to
+    the bundle, or ``logs/pretrained/<policy>/`` for the shipped one (never into the installed package)."""
+    args.work_dir = Path(args.bundle)
+    if args.bundle == pretrained.KEYWORD:
+        try:
+            args.bundle = pretrained.bundle()
+        except pretrained.NoPretrainedPolicy as error:
+            raise UsageError(f"--bundle pretrained: {error}") from None
+        args.work_dir = pretrained.output_dir("Go2-Flat")
+    args.bundle = Path(args.bundle)
+    return 0
+
+
 def _grid_main(args) -> int:
     """``--grid``: the evaluation grid in MuJoCo, reported as ``scripts/evaluate.py`` reports Isaac Lab."""
     from ..evaluation import mujoco as grid_eval
@@ -473,7 +495,7 @@ def _grid_main(args) -> int:
     except (FileNotFoundError, BundleError, ValueError) as error:
         raise UsageError(str(error)) from None
     report = grid_eval.run_grid(bundle, grid, duration_s=args.duration, settle_s=args.settle, substeps=args.substeps)
-    json_path, png_path = reports.write(report, args.output or args.bundle / "evaluation_mujoco")
+    json_path, png_path = reports.write(report, args.output or args.work_dir / "evaluation_mujoco")
     print(reports.table(report))
     print(f"[go2] wrote {json_path} and {png_path}")
     return 0

@@ -124,7 +124,7 @@ def _main(argv: list[str] | None) -> int:
     args.num_envs = len(grid) * args.robots_per_command
     overrides = [*overrides, *fixed_command_overrides(args.duration)]
 
-    with loaded_policy(args, overrides, video=False) as (env, runner, agent_cfg, path, task):
+    with loaded_policy(args, overrides, video=False) as (env, runner, agent_cfg, path, task, work_dir):
         results = []
         for checkpoint in checkpoints or [path]:
             if checkpoint != path:
@@ -153,7 +153,7 @@ def _main(argv: list[str] | None) -> int:
             if checkpoints:  # --run: one folder per checkpoint under --out (default <run>/evaluation)
                 out = (args.out or args.run / "evaluation") / checkpoint.stem
             else:
-                out = args.out or checkpoint.parent / "evaluation" / checkpoint.stem
+                out = args.out or work_dir / "evaluation" / checkpoint.stem
             json_path, png_path = reports.write(report, out)
             print(reports.table(report))
             print(f"[go2] wrote {json_path}, {png_path}")

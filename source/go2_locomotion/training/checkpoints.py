@@ -13,6 +13,7 @@ from pathlib import Path
 
 import torch
 
+from .. import pretrained
 from ..errors import UsageError
 
 CHECKPOINT_PATTERN = r"model_\d+\.pt"
@@ -39,7 +40,8 @@ def log_root(experiment_name: str, logs_dir: str | Path = "logs") -> Path:
 
 
 def resolve_checkpoint(checkpoint: str, *, root: Path, task: str) -> Path:
-    """Turn ``--checkpoint`` (``latest``, ``best``, a run folder or a file) into an existing checkpoint file.
+    """Turn ``--checkpoint`` (``latest``, ``best``, ``pretrained``, a run folder or a file) into an existing
+    checkpoint file.
 
     Args:
         checkpoint: The user's ``--checkpoint`` value.
@@ -51,6 +53,11 @@ def resolve_checkpoint(checkpoint: str, *, root: Path, task: str) -> Path:
     """
     from isaaclab_rl.entrypoints.common import CHECKPOINT_SELECTORS, resolve_checkpoint_selector
 
+    if checkpoint == pretrained.KEYWORD:
+        try:
+            return pretrained.checkpoint(task)
+        except pretrained.NoPretrainedPolicy as error:
+            raise UsageError(f"--checkpoint pretrained: {error}") from None
     if checkpoint in CHECKPOINT_SELECTORS:
         try:
             found = resolve_checkpoint_selector(

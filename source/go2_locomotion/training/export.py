@@ -33,6 +33,6 @@ def _export(argv: list[str] | None) -> int:
     args, overrides = parse_args(build_parser(), argv)
     if args.num_envs is None:
         args.num_envs = 1  # the manifest needs a live robot, not a crowd
-    with loaded_policy(args, overrides, video=False) as (env, runner, agent_cfg, path, task):
-        export_all(env, runner, agent_cfg, args.output or path.parent / "exported", task=task, checkpoint=path)
+    with loaded_policy(args, overrides, video=False) as (env, runner, agent_cfg, path, task, work_dir):
+        export_all(env, runner, agent_cfg, args.output or work_dir / "exported", task=task, checkpoint=path)
     return 0

@@ -4,7 +4,8 @@
 config's ``play_mode()``, as ``isaaclab play`` applies it). The checkpoint is checked (exists, loads, fits the
 task) before the simulator starts or anything is written.
 
-Exports the deploy bundle, in ``<run>/exported/``:
+Exports the deploy bundle, in ``<run>/exported/`` (``logs/pretrained/<policy>/exported/`` for
+``--checkpoint pretrained``):
 
 - ``policy.pt``: TorchScript, ``forward(obs [B, O]) -> actions [B, 12]``;
 - ``policy.onnx``: ONNX opset 18, input ``obs`` ``[1, O]`` float32, output ``actions`` ``[1, 12]``;
@@ -21,6 +22,7 @@ import contextlib
 import time
 from pathlib import Path
 
+from .. import pretrained
 from ..errors import UsageError, exit_on_usage_error, usage_errors_exit
 from .checkpoints import check_compatible, log_root, read_checkpoint, resolve_checkpoint
 from .cli import make_parser, parse_args
@@ -46,7 +48,8 @@ def main(argv: list[str] | None = None) -> int:
 @contextlib.contextmanager
 def loaded_policy(args: argparse.Namespace, overrides: list[str], *, video: bool = True):
     """Check the task and checkpoint, launch the simulation, build the play env and the runner, and load the
-    checkpoint; yields ``(env, runner, agent_cfg, checkpoint path, task id)``. Used by play and export."""
+    checkpoint; yields ``(env, runner, agent_cfg, checkpoint path, task id, work folder)``; the work folder is the
+    checkpoint's, or ``logs/pretrained/<policy>`` for a shipped policy. Used by play, export and evaluate."""
     from isaaclab.app import launch_simulation
     from isaaclab_rl.entrypoints.backends import cli_args_rsl_rl
     from isaaclab_rl.entrypoints.common import (
@@ -74,6 +77,8 @@ def loaded_policy(args: argparse.Namespace, overrides: list[str], *, video: bool
     )
     checkpoint = read_checkpoint(path)
     print(f"[go2] loading {path} on {task}")
+    # what play derives from a checkpoint goes next to it, or for the shipped policy under logs/pretrained/
+    work_dir = pretrained.output_dir(training_id(requested)) if pretrained.is_shipped(path) else path.parent
 
     if video:
         pre_launch_video_config(env_cfg, args)
@@ -81,16 +86,16 @@ def loaded_policy(args: argparse.Namespace, overrides: list[str], *, video: bool
         apply_env_overrides(args, env_cfg)
         agent_cfg.device = env_cfg.sim.device
         env_cfg.seed = agent_cfg.seed
-        env_cfg.log_dir = str(path.parent)
+        env_cfg.log_dir = str(work_dir)
         if video:
-            apply_video_recording(env_cfg, str(path.parent), args, subdir="play", checkpoint_path=str(path))
+            apply_video_recording(env_cfg, str(work_dir), args, subdir="play", checkpoint_path=str(path))
         env = create_isaaclab_env(task, env_cfg, args, convert_marl_to_single_agent=False)
         cleanup.callback(lambda: close_env(env))
         env = RslRlVecEnvWrapper(env, clip_actions=agent_cfg.clip_actions)
         runner = create_rsl_rl_runner(env, agent_cfg)
         check_compatible(checkpoint, path, runner.alg.get_policy(), task)
         runner.load(str(path), map_location=agent_cfg.device)
-        yield env, runner, agent_cfg, path, training_id(requested)
+        yield env, runner, agent_cfg, path, training_id(requested), work_dir
 
 
 def export_all(env, runner, agent_cfg, export_dir: Path, *, task: str, checkpoint: Path) -> dict[str, Path]:
@@ -115,8 +120,8 @@ def _play(argv: list[str] | None) -> int:
     args, overrides = parse_args(build_parser(), argv)
     if args.num_steps is not None and args.num_steps < 1:
         raise UsageError(f"--num_steps must be a positive integer, got {args.num_steps}")
-    with loaded_policy(args, overrides) as (env, runner, agent_cfg, path, task):
-        export_all(env, runner, agent_cfg, path.parent / "exported", task=task, checkpoint=path)
+    with loaded_policy(args, overrides) as (env, runner, agent_cfg, path, task, work_dir):
+        export_all(env, runner, agent_cfg, work_dir / "exported", task=task, checkpoint=path)
         policy = runner.get_inference_policy(device=env.unwrapped.device)
         budgets = [n for n in (args.num_steps, video_playback_steps(args, env.unwrapped.cfg)) if n is not None]
         steps = run_policy(env, policy, max_steps=min(budgets, default=None), real_time=args.real_time)

@@ -1,0 +1,74 @@
+"""The trot clock: the observation and reward terms on a stand-in environment (no simulator), and the reference
+controller's clock against the same hand-computed figures. The simulator tier ties the controller to Isaac Lab's
+observation to 1e-5 (tests/sim/test_deploy.py)."""
+
+from __future__ import annotations
+
+import math
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+import torch
+
+from go2_locomotion.tasks.flat_env_cfg import GAIT_PERIOD, SWING_OFFSETS
+from go2_locomotion.tasks.mdp import gait
+
+STEP_DT = 0.02
+
+
+def _env(steps: list[int], contact: list[list[bool]] | None = None, command=(0.5, 0.0, 0.0)):
+    n = len(steps)
+    contact_time = torch.tensor(contact if contact is not None else [[True] * 4] * n, dtype=torch.float32) * 0.1
+    sensor = SimpleNamespace(data=SimpleNamespace(current_contact_time=SimpleNamespace(torch=contact_time)))
+    return SimpleNamespace(
+        step_dt=STEP_DT,
+        episode_length_buf=torch.tensor(steps),
+        scene=SimpleNamespace(sensors={"contact_forces": sensor}),
+        command_manager=SimpleNamespace(get_command=lambda name: torch.tensor([command] * n, dtype=torch.float32)),
+    )
+
+
+def test_cycle_is_a_whole_number_of_policy_steps():
+    assert gait.cycle_steps(GAIT_PERIOD, STEP_DT) == 25
+    with pytest.raises(ValueError, match="gait period 0.51 s is not a whole number"):
+        gait.cycle_steps(0.51, STEP_DT)
+
+
+def test_phase_observation_by_hand():
+    # 0, a quarter, a half and a full cycle (25 steps), and a later cycle
+    obs = gait.gait_phase(_env([0, 25 // 4, 12, 25, 25 * 40 + 5]), GAIT_PERIOD)
+    angles = [0.0, 2 * math.pi * 6 / 25, 2 * math.pi * 12 / 25, 0.0, 2 * math.pi * 5 / 25]
+    expected = torch.tensor([[math.sin(a), math.cos(a)] for a in angles])
+    torch.testing.assert_close(obs, expected, atol=1e-6, rtol=0)
+
+
+def test_controller_clock_matches_the_observation():
+    from go2_locomotion.deploy.controller import ReferenceController
+
+    controller = ReferenceController.__new__(ReferenceController)
+    controller.policy_dt = STEP_DT
+    for steps in (0, 6, 12, 24, 25, 1005):
+        expected = gait.gait_phase(_env([steps]), GAIT_PERIOD)[0].numpy()
+        np.testing.assert_allclose(controller.gait_phase(steps, GAIT_PERIOD), expected, atol=1e-6)
+
+
+def test_trot_reward_by_hand():
+    reward = lambda env: gait.trot_contact_schedule(  # noqa: E731
+        env,
+        period=GAIT_PERIOD,
+        swing_offsets=SWING_OFFSETS,
+        command_name="base_velocity",
+        command_threshold=0.1,
+        sensor_cfg=SimpleNamespace(name="contact_forces", body_ids=[0, 1, 2, 3]),
+    )
+    # step 0: FL and RR start their swing (fraction 0 < 0.5), FR and RL are half a cycle on: on the ground
+    trot = [False, True, True, False]
+    assert reward(_env([0], [trot])).item() == 1.0
+    assert reward(_env([0], [[True] * 4])).item() == 0.5  # standing meets only the two stance feet
+    assert reward(_env([0], [[not c for c in trot]])).item() == 0.0
+    # step 13 (fraction 0.52): the pairs have swapped
+    assert reward(_env([13], [[not c for c in trot]])).item() == 1.0
+    # a standing command asks for four feet down
+    assert reward(_env([0], [[True] * 4], command=(0.05, 0.0, 0.0))).item() == 1.0
+    assert reward(_env([0], [trot], command=(0.0, 0.0, 0.0))).item() == 0.5
