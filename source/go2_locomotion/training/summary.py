@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import subprocess
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,6 +41,11 @@ def package_commit() -> str | None:
     except (OSError, subprocess.TimeoutExpired):
         return None
     return commit.stdout.strip() + ("+dirty" if dirty else "")
+
+
+def command_line() -> str:
+    """This process's command line, as a user would type it (``python scripts/train.py ...``)."""
+    return shlex.join(["python", *sys.argv])
 
 
 @dataclass
@@ -78,6 +85,7 @@ class RunRecorder:
         return {
             "started": time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(self.start_time)),
             "exit_status": status,
+            "command": command_line(),
             "package_commit": package_commit(),
             "world_size": self.geometry.world_size,
             "first_iteration": self.first_iteration,

@@ -1,0 +1,111 @@
+"""Make a trained checkpoint the shipped pretrained policy of its task (a maintainer's command, run from the
+repository root):
+
+    python -m go2_locomotion.pretrained.ship --task Go2-Flat --checkpoint logs/rsl_rl/go2_flat/<run>/model_<it>.pt
+
+Copies the checkpoint into the task's pretrained folder (replacing the previous one), writes ``provenance.json``
+(the run's command line as recorded by Isaac Lab's run manifest and the resolved configs, seed, commit, wall-clock
+and samples from ``run_summary.json``), then runs, in new processes, the same commands a user runs: the export
+(``exported/``), the evaluation in Isaac Lab on both physics backends and in MuJoCo (``evaluation/``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+
+from . import KEYWORD, POLICIES, checkpoint
+
+SCRIPTS = Path("scripts")
+"""The user-facing scripts, relative to the repository root."""
+
+EVALUATIONS = {
+    # report folder -> extra arguments of scripts/evaluate.py
+    "isaaclab_newton": ["physics=newton_mjwarp"],
+    "isaaclab_physx": ["physics=physx"],
+}
+"""The Isaac Lab evaluations shipped with a policy: the default grid on each physics backend."""
+
+
+def provenance(run: Path, checkpoint_path: Path, command: str | None = None) -> dict:
+    """What produced a checkpoint: its run's summary, resolved agent settings and manifest."""
+    summary = json.loads((run / "run_summary.json").read_text()) if (run / "run_summary.json").is_file() else {}
+    agent = yaml.safe_load((run / "params" / "agent.yaml").read_text())
+    manifest = json.loads((run / "run.json").read_text()) if (run / "run.json").is_file() else {}
+    data = torch_load(checkpoint_path)
+    return {
+        "task": summary.get("task"),
+        "checkpoint": checkpoint_path.name,
+        "iteration": data["iter"],
+        "run": run.name,
+        "command": command or [a.get("command") for a in summary.get("attempts", [])],
+        "seed": agent.get("seed"),
+        "package_commit": summary.get("package_commit"),
+        "versions": summary.get("versions"),
+        "device": summary.get("device"),
+        "physics": summary.get("physics"),
+        "num_envs_per_rank": summary.get("num_envs_per_rank"),
+        "world_size": summary.get("world_size"),
+        "samples_per_iteration": summary.get("samples_per_iteration_global"),
+        "samples_to_this_checkpoint": (data["iter"] + 1) * summary.get("samples_per_iteration_global", 0),
+        "wall_clock_s_whole_run": summary.get("wall_clock_s"),
+        "attempts": summary.get("attempts"),
+        "run_manifest": manifest,
+    }
+
+
+def torch_load(path: Path) -> dict:
+    import torch
+
+    return torch.load(path, map_location="cpu", weights_only=True)
+
+
+def _run(*command: str) -> None:
+    print("[ship]", " ".join(command), flush=True)
+    subprocess.run([sys.executable, *command], check=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Ship a checkpoint as the task's pretrained policy.")
+    parser.add_argument("--task", required=True, choices=sorted(POLICIES))
+    parser.add_argument("--checkpoint", type=Path, required=True, help="model_<it>.pt of a training run folder")
+    parser.add_argument("--skip_evaluation", action="store_true", help="Copy and export only.")
+    parser.add_argument("--command", default=None, help="The training command, if run_summary.json lacks it.")
+    args = parser.parse_args(argv)
+
+    source = args.checkpoint.absolute()
+    target = Path(__file__).parent / POLICIES[args.task]
+    target.mkdir(parents=True, exist_ok=True)
+    for old in target.glob("model_*.pt"):
+        old.unlink()
+    shutil.copy2(source, target / source.name)
+    record = provenance(source.parent, source, args.command)
+    (target / "provenance.json").write_text(json.dumps(record, indent=2) + "\n")
+    assert checkpoint(args.task).name == source.name
+
+    common = ["--task", args.task, "--checkpoint", KEYWORD, "--device", "cpu", "--headless"]
+    _run(str(SCRIPTS / "export.py"), *common, "--output", str(target / "exported"))
+    if not args.skip_evaluation:
+        for name, extra in EVALUATIONS.items():
+            _run(str(SCRIPTS / "evaluate.py"), *common, "--out", str(target / "evaluation" / name), *extra)
+        _run(
+            str(SCRIPTS / "sim2sim.py"),
+            "--bundle",
+            KEYWORD,
+            "--grid",
+            "default",
+            "--output",
+            str(target / "evaluation" / "mujoco"),
+        )
+    print(f"[ship] {args.task}: {target}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
