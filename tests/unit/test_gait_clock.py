@@ -54,7 +54,7 @@ def test_controller_clock_matches_the_observation():
 
 
 def test_trot_reward_by_hand():
-    reward = lambda env: gait.trot_contact_schedule(  # noqa: E731
+    reward = lambda env: gait.trot_swing(  # noqa: E731
         env,
         period=GAIT_PERIOD,
         swing_offsets=SWING_OFFSETS,
@@ -62,13 +62,13 @@ def test_trot_reward_by_hand():
         command_threshold=0.1,
         sensor_cfg=SimpleNamespace(name="contact_forces", body_ids=[0, 1, 2, 3]),
     )
-    # step 0: FL and RR start their swing (fraction 0 < 0.5), FR and RL are half a cycle on: on the ground
-    trot = [False, True, True, False]
-    assert reward(_env([0], [trot])).item() == 1.0
-    assert reward(_env([0], [[True] * 4])).item() == 0.5  # standing meets only the two stance feet
+    # step 0: FL and RR start their swing (fraction 0 < 0.5), FR and RL are half a cycle on: due on the ground
+    trot = [False, True, True, False]  # in contact: FL, FR, RL, RR
+    assert reward(_env([0], [trot])).item() == 0.5
+    assert reward(_env([0], [[True] * 4])).item() == 0.0  # standing earns nothing
+    assert reward(_env([0], [[False, True, True, True]])).item() == 0.25  # one foot of the pair lifted
     assert reward(_env([0], [[not c for c in trot]])).item() == 0.0
     # step 13 (fraction 0.52): the pairs have swapped
-    assert reward(_env([13], [[not c for c in trot]])).item() == 1.0
-    # a standing command asks for four feet down
-    assert reward(_env([0], [[True] * 4], command=(0.05, 0.0, 0.0))).item() == 1.0
-    assert reward(_env([0], [trot], command=(0.0, 0.0, 0.0))).item() == 0.5
+    assert reward(_env([13], [[not c for c in trot]])).item() == 0.5
+    # a standing command pays for no step
+    assert reward(_env([0], [trot], command=(0.05, 0.0, 0.0))).item() == 0.0

@@ -22,7 +22,7 @@ SWING_OFFSETS = tuple(0.0 if foot in TROT_PAIRS[0] else 0.5 for foot in FOOT_BOD
 """Cycle offset of each foot, in :data:`FOOT_BODIES` order."""
 
 STANDING_COMMAND = 0.1
-"""Command norm below which the clock asks for all four feet on the ground [m/s, rad/s]."""
+"""Command norm below which the clock asks for no step [m/s, rad/s]."""
 
 
 @configclass
@@ -51,12 +51,14 @@ class Go2FlatEnvCfg(Go2RoughEnvCfg):
 
         # Trot clock: without it the policy's mean action held a static pose and the robots moved only through
         # the exploration noise (docs/learning.md); with it the mean can step in time with the clock, and the
-        # reward pays for feet that do. Isaac Lab's feet_air_time pays only for steps longer than 0.5 s.
+        # reward pays for feet in the air when the clock says so (standing scores 0; an earlier version that also
+        # paid for feet on the ground scored standing at half the maximum, and the policy stood). Isaac Lab's
+        # feet_air_time pays only for steps longer than 0.5 s.
         self.observations.policy.gait_phase = ObsTerm(func=mdp.gait_phase, params={"period": GAIT_PERIOD})
         self.rewards.feet_air_time = None
         self.rewards.trot = RewTerm(
-            func=mdp.trot_contact_schedule,
-            weight=1.0,
+            func=mdp.trot_swing,
+            weight=2.0,
             params={
                 "period": GAIT_PERIOD,
                 "swing_offsets": SWING_OFFSETS,

@@ -1,7 +1,7 @@
 """MDP terms used by the Go2 tasks, exported by name.
 
 Library terms come from :mod:`isaaclab.envs.mdp`; the two that exist only in Isaac Lab's velocity task package
-come from there; the trot clock (:func:`gait_phase`, :func:`trot_contact_schedule`) and
+come from there; the trot clock (:func:`gait_phase`, :func:`trot_swing`) and
 :class:`warn_on_solver_overflow` are this package's own. Nothing is star-imported, so every name below has exactly
 one origin.
 """
@@ -38,7 +38,7 @@ from isaaclab.envs.mdp import (
 )
 from isaaclab_tasks.core.velocity.mdp import feet_air_time, terrain_levels_vel
 
-from .gait import gait_phase, trot_contact_schedule
+from .gait import gait_phase, trot_swing
 from .solver_capacity import warn_on_solver_overflow
 
 __all__ = [
@@ -73,6 +73,6 @@ __all__ = [
     "time_out",
     "track_ang_vel_z_exp",
     "track_lin_vel_xy_exp",
-    "trot_contact_schedule",
+    "trot_swing",
     "warn_on_solver_overflow",
 ]

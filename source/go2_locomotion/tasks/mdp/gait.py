@@ -36,7 +36,7 @@ def gait_phase(env: ManagerBasedRLEnv, period: float) -> torch.Tensor:
     return torch.stack((torch.sin(angle), torch.cos(angle)), dim=1)
 
 
-def trot_contact_schedule(
+def trot_swing(
     env: ManagerBasedRLEnv,
     period: float,
     swing_offsets: tuple[float, ...],
@@ -44,14 +44,14 @@ def trot_contact_schedule(
     command_threshold: float,
     sensor_cfg: SceneEntityCfg,
 ) -> torch.Tensor:
-    """``[N]`` share of the feet whose contact state is the clock's: foot ``i`` should be in the air during the
-    first half of its cycle (cycle fraction + ``swing_offsets[i]``, mod 1) and on the ground during the second. While
-    the command is below ``command_threshold`` (standing) every foot should be on the ground."""
+    """``[N]`` share of the feet due in the air that are in the air. Foot ``i`` is due in the air during the first
+    half of its cycle (cycle fraction + ``swing_offsets[i]``, mod 1). Standing on four feet scores 0, a trot in time
+    with the clock 0.5 (two feet due in the air at any time, of four); 0 while the command is below
+    ``command_threshold`` (standing)."""
     sensor = env.scene.sensors[sensor_cfg.name]
-    in_contact = sensor.data.current_contact_time.torch[:, sensor_cfg.body_ids] > 0.0
-    offsets = torch.tensor(swing_offsets, device=in_contact.device)
+    in_air = sensor.data.current_contact_time.torch[:, sensor_cfg.body_ids] <= 0.0
+    offsets = torch.tensor(swing_offsets, device=in_air.device)
     leg_fraction = torch.remainder(cycle_fraction(env, period).unsqueeze(1) + offsets, 1.0)
-    should_touch = leg_fraction >= 0.5
+    due_in_air = leg_fraction < 0.5
     moving = torch.linalg.norm(env.command_manager.get_command(command_name), dim=1) > command_threshold
-    should_touch = torch.where(moving.unsqueeze(1), should_touch, torch.ones_like(should_touch))
-    return (in_contact == should_touch).float().mean(dim=1)
+    return (in_air & due_in_air).float().mean(dim=1) * moving.float()

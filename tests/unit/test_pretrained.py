@@ -1,0 +1,63 @@
+"""The shipped pretrained policy: where ``--checkpoint pretrained`` leads, that its files belong together, and the
+figures its evaluation reports hold (the reports are produced by ``python -m go2_locomotion.pretrained.ship``, which
+runs scripts/evaluate.py and scripts/sim2sim.py; tests/sim/test_pretrained_sim.py reruns part of them)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+import pytest
+
+from go2_locomotion import pretrained
+from go2_locomotion.deploy.bundle import load_bundle
+from go2_locomotion.errors import UsageError
+from go2_locomotion.evaluation import report as reports
+from go2_locomotion.training.checkpoints import read_checkpoint, resolve_checkpoint
+
+
+def _sha256(path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_checkpoint_pretrained_resolves_to_the_shipped_file(tmp_path):
+    path = resolve_checkpoint("pretrained", root=tmp_path, task="Go2-Flat")
+    assert path == pretrained.checkpoint("Go2-Flat") and pretrained.is_shipped(path)
+    data = read_checkpoint(path)
+    assert path.name == f"model_{data['iter']}.pt"
+    # small enough to live in the repository
+    assert path.stat().st_size < 5_000_000
+    with pytest.raises(UsageError, match=r"^--checkpoint pretrained: no pretrained policy for task 'Go2-Rough'; "):
+        resolve_checkpoint("pretrained", root=tmp_path, task="Go2-Rough")
+
+
+def test_outputs_derived_from_the_shipped_policy_go_to_logs(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert pretrained.output_dir("Go2-Flat") == tmp_path / "logs" / "pretrained" / "go2_flat"
+    assert not pretrained.is_shipped(tmp_path / "model_1.pt")
+
+
+def test_bundle_evaluations_and_provenance_belong_to_the_checkpoint():
+    checkpoint = pretrained.checkpoint("Go2-Flat")
+    bundle = load_bundle(pretrained.bundle("Go2-Flat"))  # checks the ONNX hash and every field
+    assert bundle.field("checkpoint") == checkpoint.name
+    provenance = json.loads((checkpoint.parent / "provenance.json").read_text())
+    assert provenance["checkpoint"] == checkpoint.name and provenance["seed"] is not None
+    assert provenance["command"] and provenance["package_commit"]
+    for name in ("isaaclab_newton", "isaaclab_physx"):
+        report = reports.load(checkpoint.parent / "evaluation" / name)
+        assert report["source"]["checkpoint_sha256"] == _sha256(checkpoint)
+    mujoco = reports.load(checkpoint.parent / "evaluation" / "mujoco")
+    assert mujoco["simulator"] == "mujoco"
+
+
+def test_the_shipped_policy_walks():
+    """The issue's goal figures on the default grid (play MDP, 20 s), as far as the shipped policy reaches them;
+    docs/learning.md records the figures and what limited the ones it misses."""
+    folder = pretrained.checkpoint("Go2-Flat").parent / "evaluation"
+    for name in ("isaaclab_newton", "isaaclab_physx", "mujoco"):
+        summary = reports.load(folder / name)["summary"]
+        assert summary["fall_rate"] <= 0.01, (name, summary)
+        # walking, not standing: standing still scores the grid's mean command magnitudes, 0.43 m/s and 0.23 rad/s
+        assert summary["xy_error_moving"] < 0.25, (name, summary)
+        assert summary["yaw_error_moving"] < 0.2, (name, summary)
