@@ -183,7 +183,14 @@ def test_manifest_fields(asset_cache, tmp_path):
         "n_max": 0.1,
         "operation": "add",
     }
-    assert m["observation"]["width"] == 48 and m["policy"]["input"] == {"name": "obs", "width": 48}
+    assert m["observation"]["width"] == 50 and m["policy"]["input"] == {"name": "obs", "width": 50}
+    clock = m["observation"]["terms"][-1]
+    assert (clock["function"], clock["start"], clock["width"], clock["params"]) == (
+        "gait_phase",
+        48,
+        2,
+        {"period": 0.5},
+    )
     assert m["policy"]["output"] == {"name": "actions", "width": 12}
     assert m["commands"]["base_velocity"]["ranges"]["lin_vel_x"] == [-1.0, 1.0]
 

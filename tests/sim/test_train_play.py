@@ -128,7 +128,7 @@ def test_play_exports_policies_equal_to_the_runner(flat_run, workdir, monkeypatc
     assert sorted(p.name for p in exported.iterdir()) == ["deploy.yaml", "policy.onnx", "policy.pt"]
 
     obs, actions = seen["obs"].cpu(), seen["actions"].cpu()
-    assert obs.shape == (8, 48) and actions.shape == (8, 12)
+    assert obs.shape == (8, 50) and actions.shape == (8, 12)  # 48 proprioceptive + 2 trot clock
     jit = torch.jit.load(str(exported / "policy.pt"))
     torch.testing.assert_close(jit(obs), actions, atol=1e-5, rtol=0)
 
@@ -260,9 +260,9 @@ def test_checkpoint_of_another_task_names_both_widths(rough_run, tmp_path, capsy
         play_module.main,
         [*FLAT, "--checkpoint", str(rough_model)],
         "[235, 512, 256, 128, 12]",
-        "[48, 128, 128, 128, 12]",
+        "[50, 128, 128, 128, 12]",
         "observation 235",
-        "observation 48",
+        "observation 50",
     )
     assert "Go2-Flat-Play" in message
     assert files_under(tmp_path) == before
@@ -373,8 +373,8 @@ def test_storage_figure_equals_rsl_rl_allocation(workdir, monkeypatch):
     )
     run = runs(workdir, "go2_flat")[-1]
     assert run.name.endswith("_storage")
-    # 5 envs x 24 steps x (48 x 4 + 3 x 12 x 4 + 5 x 4 + 1) B = 120 x 357 B
-    assert _summary(run)["geometry"]["storage_bytes"] == seen["bytes"] == 120 * 357
+    # 5 envs x 24 steps x (50 x 4 + 3 x 12 x 4 + 5 x 4 + 1) B = 120 x 365 B
+    assert _summary(run)["geometry"]["storage_bytes"] == seen["bytes"] == 120 * 365
 
 
 def test_sigint_saves_a_checkpoint_and_the_summary(tmp_path):

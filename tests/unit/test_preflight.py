@@ -151,7 +151,7 @@ def test_geometry_of_the_go2_defaults():
     # per transition: obs 235 x 4 B + actions, mean, std 3 x 12 x 4 B + 5 scalars x 4 B + done 1 B = 1105 B
     assert g.storage_bytes == 98_304 * 1105
     assert g.warnings() == []
-    assert config_observation_widths(Go2FlatEnvCfg()) == {"policy": 48}
+    assert config_observation_widths(Go2FlatEnvCfg()) == {"policy": 48 + 2}  # proprioception + trot clock
 
 
 def test_geometry_remainder_and_ranks():

@@ -46,7 +46,7 @@ def test_bundle_evaluations_and_provenance_belong_to_the_checkpoint():
     assert provenance["command"] and provenance["package_commit"]
     for name in ("isaaclab_newton", "isaaclab_physx"):
         report = reports.load(checkpoint.parent / "evaluation" / name)
-        assert report["source"]["checkpoint_sha256"] == _sha256(checkpoint)
+        assert report["checkpoint_sha256"] == _sha256(checkpoint)
     mujoco = reports.load(checkpoint.parent / "evaluation" / "mujoco")
     assert mujoco["simulator"] == "mujoco"
 

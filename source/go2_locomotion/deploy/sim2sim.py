@@ -97,12 +97,29 @@ def build_model(
     spec.option.cone = mujoco.mjtCone.mjCONE_PYRAMIDAL
     for geom in spec.geoms:
         geom.friction[0] = FLOOR_FRICTION
+    # Looks only (no effect on the physics): a checkered floor that shows the motion, a light, a robot colour.
+    spec.add_texture(
+        name="checker",
+        type=mujoco.mjtTexture.mjTEXTURE_2D,
+        builtin=mujoco.mjtBuiltin.mjBUILTIN_CHECKER,
+        rgb1=[0.32, 0.36, 0.42],
+        rgb2=[0.22, 0.25, 0.3],
+        width=256,
+        height=256,
+    )
+    floor_look = spec.add_material(name="floor", texrepeat=[8, 8], reflectance=0.1)
+    floor_look.textures[mujoco.mjtTextureRole.mjTEXROLE_RGB] = "checker"
+    for geom in spec.geoms:
+        geom.rgba = [0.85, 0.55, 0.2, 1.0]
+    light = spec.worldbody.add_light(pos=[0, 0, 4], dir=[0, 0, -1], diffuse=[0.8, 0.8, 0.8])
+    light.type = mujoco.mjtLightType.mjLIGHT_DIRECTIONAL
     spec.worldbody.add_geom(
         name="floor",
         type=mujoco.mjtGeom.mjGEOM_PLANE,
         size=[0, 0, 0.05],
         friction=[FLOOR_FRICTION, 0.005, 1e-4],
         group=_SCAN_GROUP,
+        material="floor",
     )
     model = spec.compile()
     data = mujoco.MjData(model)
@@ -394,6 +411,8 @@ class GifRecorder:
         self.path, self.every, self.frames, self.calls = Path(path), every, [], 0
         self.camera = mujoco.MjvCamera()
         self.camera.distance, self.camera.elevation, self.camera.azimuth = 1.6, -20.0, 135.0
+        self.options = mujoco.MjvOption()
+        self.options.geomgroup[:] = 1  # the floor sits in the height scanner's group, hidden by default
 
     def capture(self, data: mujoco.MjData) -> None:
         """Called after each policy step; keeps every ``every``-th frame."""
@@ -401,7 +420,7 @@ class GifRecorder:
         if self.calls % self.every:
             return
         self.camera.lookat[:] = data.qpos[:3]
-        self.renderer.update_scene(data, self.camera)
+        self.renderer.update_scene(data, self.camera, self.options)
         self.frames.append(self.renderer.render().copy())
 
     def save(self, policy_dt: float) -> Path:
