@@ -49,7 +49,8 @@ class _HookedLogger(Logger):
 
     def init_logging_writer(self) -> None:
         super().init_logging_writer()
-        if self.purge_step and self.writer is not None and self.cfg.get("logger", "tensorboard") == "tensorboard":
+        tensorboard = self.cfg.get("logger", "tensorboard") == "tensorboard"
+        if self.purge_step is not None and self.writer is not None and tensorboard:
             # A new writer with purge_step makes TensorBoard drop steps >= purge_step of earlier event files.
             from torch.utils.tensorboard import SummaryWriter
 
@@ -132,10 +133,15 @@ class Go2OnPolicyRunner(OnPolicyRunner):
         self.load(str(path), map_location=self.device)
         self.current_learning_iteration = checkpoint["iter"] + 1
         if same_folder:
-            self.logger.purge_step = self.current_learning_iteration
-            if self.writes_files:
-                remove_partial_writes(Path(self.logger.log_dir))
+            self.continue_in_folder_at(self.current_learning_iteration)
         return self.current_learning_iteration
+
+    def continue_in_folder_at(self, iteration: int) -> None:
+        """Continue an earlier attempt's run folder at ``iteration``: TensorBoard drops the steps from ``iteration``
+        on that earlier attempts logged (after their last checkpoint), and interrupted checkpoint writes go."""
+        self.logger.purge_step = iteration
+        if self.writes_files:
+            remove_partial_writes(Path(self.logger.log_dir))
 
     def _after_iteration(self, it: int, collect_time: float, learn_time: float) -> None:
         self.current_learning_iteration = it

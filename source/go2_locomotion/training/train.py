@@ -134,9 +134,11 @@ def _train(argv: list[str] | None) -> int:
     root = log_root(agent_cfg.experiment_name)
     resume_path = checkpoint = None
     iterations = agent_cfg.max_iterations
+    earlier_attempt = False
     if resume == RESUME_AUTO:
         log_dir = root / agent_cfg.run_name
-        found = newest_loadable_checkpoint(log_dir) if log_dir.is_dir() else None
+        earlier_attempt = log_dir.is_dir()
+        found = newest_loadable_checkpoint(log_dir) if earlier_attempt else None
         if found is not None:
             resume_path, checkpoint = found
             iterations = agent_cfg.max_iterations - (checkpoint["iter"] + 1)
@@ -188,8 +190,8 @@ def _train(argv: list[str] | None) -> int:
         if rank in (None, 0):
             write_run_manifest(str(log_dir), library="rsl_rl", task=task, metadata={"agent": args.agent})
         recorder = None
+        previous = load_summary(log_dir) if resume == RESUME_AUTO else None
         if rank in (None, 0):
-            previous = load_summary(log_dir) if resume == RESUME_AUTO else None
             recorder = RunRecorder(
                 task, log_dir, geometry, env_cfg.sim.device, physics=physics_record(env), previous=previous
             )
@@ -199,6 +201,9 @@ def _train(argv: list[str] | None) -> int:
             if resume_path is not None:
                 start_at = runner.resume(resume_path, checkpoint, same_folder=resume == RESUME_AUTO)
                 print(f"[go2] resumed from {resume_path}; continuing at iteration {start_at}")
+            elif earlier_attempt:
+                # an earlier attempt died before its first checkpoint: start over in its folder
+                runner.continue_in_folder_at(0)
             dump_train_configs(str(rank_dir), env_cfg, agent_cfg)
             print(f"[go2] logging to {log_dir}")
             start = time.time()
