@@ -155,3 +155,21 @@ def test_comparing_runs_needs_an_output_and_one_label_each(tmp_path):
         write_curves([str(tmp_path / "a"), str(tmp_path / "b")], ["only"], str(tmp_path))
     with pytest.raises(UsageError, match="--out is required"):
         write_curves([str(tmp_path / "a"), str(tmp_path / "b")], None, None)
+
+
+def test_unknown_override_keys_are_named_with_the_closest_fields():
+    from go2_locomotion.agents.rsl_rl_ppo_cfg import Go2FlatPPORunnerCfg
+    from go2_locomotion.tasks.flat_env_cfg import Go2FlatEnvCfg
+    from go2_locomotion.training.cli import unknown_override
+
+    roots = {"env": Go2FlatEnvCfg(), "agent": Go2FlatPPORunnerCfg()}
+    assert unknown_override(roots, ["env.rewards.track_lin_vel_xy_exp.weight=2", "agent.max_iterations=5"]) is None
+    # a term's params dictionary may take new keys; a field set to None ends the walk
+    assert unknown_override(roots, ["env.rewards.trot.params.new_key=1", "env.scene.height_scanner.x=1"]) is None
+    assert unknown_override(roots, ["physics=physx", "env.rewards.trak_lin_vel_xy_exp.weight=2"]) == (
+        "env.rewards.trak_lin_vel_xy_exp.weight: env.rewards (RewardsCfg) has no field 'trak_lin_vel_xy_exp'; "
+        "closest: env.rewards.track_lin_vel_xy_exp, env.rewards.track_ang_vel_z_exp, env.rewards.ang_vel_xy_l2"
+    )
+    assert unknown_override(roots, ["agent.algorithm.learnin_rate=1e-4"]).endswith(
+        "has no field 'learnin_rate'; closest: agent.algorithm.learning_rate"
+    )

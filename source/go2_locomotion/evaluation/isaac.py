@@ -101,8 +101,7 @@ def fixed_command_overrides(duration_s: float) -> list[str]:
 
 
 def _main(argv: list[str] | None) -> int:
-    from isaaclab_tasks.utils import resolve_task_config
-
+    from ..training.cli import resolve_configs
     from ..training.play import loaded_policy
     from ..training.task_ids import check_task, play_id
 
@@ -115,7 +114,7 @@ def _main(argv: list[str] | None) -> int:
     checkpoints = run_checkpoints(args.run, args.every) if args.run else None
     if checkpoints:
         args.checkpoint = str(checkpoints[0])
-    env_cfg, _ = resolve_task_config(play_id(check_task(args.task)), None, play_mode=True, overrides=overrides)
+    env_cfg, _ = resolve_configs(play_id(check_task(args.task)), None, play_mode=True, overrides=overrides)
     ranges = env_cfg.commands.base_velocity.ranges
     try:
         grid = parse_grid(args.grid) if args.grid else default_grid(range_dict(ranges))

@@ -42,3 +42,50 @@ def parse_args(parser: argparse.ArgumentParser, argv: list[str] | None) -> tuple
             raise UsageError(f"--headless contradicts --viz {','.join(args.visualizer)}")
         args.visualizer = ["none"]
     return args, overrides
+
+
+def resolve_configs(task: str, agent: str | None, *, play_mode: bool = False, overrides: list[str] = ()):
+    """Isaac Lab's ``resolve_task_config``, refusing a Hydra override whose key is not a field of the configs (a
+    misspelt ``env.`` key makes Isaac Lab raise ``AttributeError``; a misspelt ``agent.`` key is silently added):
+    one-line :class:`UsageError` naming the key and the nearest existing fields."""
+    from isaaclab_tasks.utils import resolve_task_config
+
+    fields = [o for o in overrides if o.split("=", 1)[0].lstrip("+~").startswith(("env.", "agent."))]
+    try:
+        resolved = resolve_task_config(task, agent, play_mode=play_mode, overrides=list(overrides))
+    except AttributeError:
+        resolved = None
+    if fields or resolved is None:
+        # the configs as the preset selectors alone make them, to look the field keys up in
+        selectors = [o for o in overrides if o not in fields]
+        plain = resolve_task_config(task, agent, play_mode=play_mode, overrides=selectors)
+        problem = unknown_override(dict(zip(("env", "agent"), plain)), fields)
+        if problem is not None:
+            raise UsageError(problem)
+    if resolved is None:
+        return resolve_task_config(task, agent, play_mode=play_mode, overrides=list(overrides))  # raises again
+    return resolved
+
+
+def unknown_override(roots: dict, overrides: list[str]) -> str | None:
+    """The first ``env.…=`` / ``agent.…=`` override whose dotted key is not a field of the configs in ``roots``,
+    described in one line with the closest field names; ``None`` if every key exists. Keys inside a dictionary
+    field (a term's ``params``) may be new: they are not checked."""
+    import difflib
+
+    for override in overrides:
+        key = override.split("=", 1)[0].lstrip("+~")
+        head, _, rest = key.partition(".")
+        if head not in roots or not rest:
+            continue
+        node, walked = roots[head], head
+        for part in rest.split("."):
+            if node is None or isinstance(node, dict):
+                break
+            names = [f for f in vars(node) if not f.startswith("_")]
+            if part not in names:
+                close = difflib.get_close_matches(part, names, n=3, cutoff=0.6)
+                hint = f"; closest: {', '.join(f'{walked}.{c}' for c in close)}" if close else ""
+                return f"{key}: {walked} ({type(node).__name__}) has no field '{part}'{hint}"
+            node, walked = getattr(node, part), f"{walked}.{part}"
+    return None

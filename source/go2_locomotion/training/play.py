@@ -25,7 +25,7 @@ from pathlib import Path
 from .. import pretrained
 from ..errors import UsageError, exit_on_usage_error, usage_errors_exit
 from .checkpoints import check_compatible, log_root, read_checkpoint, resolve_checkpoint
-from .cli import make_parser, parse_args
+from .cli import make_parser, parse_args, resolve_configs
 from .task_ids import check_task, play_id, training_id
 
 
@@ -65,11 +65,10 @@ def loaded_policy(args: argparse.Namespace, overrides: list[str], *, video: bool
         create_rsl_rl_runner,
         handle_deprecated_rsl_rl_cfg,
     )
-    from isaaclab_tasks.utils import resolve_task_config
 
     requested = check_task(args.task)
     task = play_id(requested)
-    env_cfg, agent_cfg = resolve_task_config(task, args.agent, play_mode=not args.train_env_cfg, overrides=overrides)
+    env_cfg, agent_cfg = resolve_configs(task, args.agent, play_mode=not args.train_env_cfg, overrides=overrides)
     agent_cfg = cli_args_rsl_rl.update_rsl_rl_cfg(agent_cfg, args)
     agent_cfg = handle_deprecated_rsl_rl_cfg(agent_cfg, check_rsl_rl_version())
     path = resolve_checkpoint(

@@ -25,7 +25,7 @@ from .checkpoints import (
     read_checkpoint,
     resolve_checkpoint,
 )
-from .cli import make_parser, parse_args
+from .cli import make_parser, parse_args, resolve_configs
 from .summary import RunRecorder, load_summary
 from .task_ids import check_task, training_id
 
@@ -100,7 +100,6 @@ def _train(argv: list[str] | None) -> int:
         write_run_manifest,
     )
     from isaaclab_rl.rsl_rl import RslRlVecEnvWrapper, check_rsl_rl_version, handle_deprecated_rsl_rl_cfg
-    from isaaclab_tasks.utils import resolve_task_config
 
     from .runner import Go2OnPolicyRunner
 
@@ -108,7 +107,7 @@ def _train(argv: list[str] | None) -> int:
     resume = resume_mode(args, overrides)
     task = check_task(args.task)
     cpu_ranks = check_distributed_args(args, resume)
-    env_cfg, agent_cfg = resolve_task_config(task, args.agent, overrides=overrides)
+    env_cfg, agent_cfg = resolve_configs(task, args.agent, overrides=overrides)
     agent_cfg = cli_args_rsl_rl.update_rsl_rl_cfg(agent_cfg, args)
     agent_cfg = handle_deprecated_rsl_rl_cfg(agent_cfg, check_rsl_rl_version())
     if args.max_iterations is not None:
