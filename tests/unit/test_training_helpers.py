@@ -3,6 +3,7 @@
 import argparse
 import json
 import time
+from pathlib import Path
 
 import pytest
 import torch
@@ -173,3 +174,15 @@ def test_unknown_override_keys_are_named_with_the_closest_fields():
     assert unknown_override(roots, ["agent.algorithm.learnin_rate=1e-4"]).endswith(
         "has no field 'learnin_rate'; closest: agent.algorithm.learning_rate"
     )
+
+
+def test_export_output_folder_is_checked_before_anything_runs(tmp_path):
+    from go2_locomotion.training.export import check_writable
+
+    check_writable(tmp_path / "new" / "bundle")  # created later, by the export
+    assert not (tmp_path / "new").exists()
+    (tmp_path / "file").write_text("")
+    with pytest.raises(UsageError, match=r"--output .*/file/bundle: .*/file is a file, not a folder"):
+        check_writable(tmp_path / "file" / "bundle")
+    with pytest.raises(UsageError, match=r"--output /proc/nope: cannot create folders in /proc \("):
+        check_writable(Path("/proc/nope"))

@@ -286,7 +286,7 @@ def run(
 
     Raises:
         FileNotFoundError, BundleError: The bundle is missing or inconsistent.
-        RuntimeError: ``video`` was asked for and MuJoCo cannot render here.
+        VideoUnavailable: ``video`` was asked for and MuJoCo cannot render here.
     """
     bundle = bundle_dir if isinstance(bundle_dir, Bundle) else load_bundle(bundle_dir)
     controller = ReferenceController(bundle)
@@ -393,18 +393,22 @@ def write_report(report: dict, out_dir: Path) -> tuple[Path, Path]:
     return json_path, png_path
 
 
+class VideoUnavailable(RuntimeError):
+    """``--video`` was asked for and MuJoCo cannot open an off-screen OpenGL context here."""
+
+
 class GifRecorder:
     """Headless frames of the run into an animated GIF (Pillow), one frame every ``every`` policy steps.
 
     Raises:
-        RuntimeError: MuJoCo cannot create an off-screen OpenGL context here; the message says how to get one.
+        VideoUnavailable: MuJoCo cannot create an off-screen OpenGL context here; the message says how to get one.
     """
 
     def __init__(self, path: Path, model: mujoco.MjModel, width: int = 480, height: int = 360, every: int = 2):
         try:
             self.renderer = mujoco.Renderer(model, height, width)
         except Exception as error:  # the GL backends raise several unrelated types
-            raise RuntimeError(
+            raise VideoUnavailable(
                 f"--video: MuJoCo cannot render here ({type(error).__name__}); set MUJOCO_GL=egl (GPU driver) or "
                 "MUJOCO_GL=osmesa (CPU, needs libOSMesa)"
             ) from None
@@ -465,10 +469,15 @@ def main(argv: list[str] | None = None) -> int:
         return exit_on_usage_error(lambda: _grid_main(args))
 
     def _main() -> int:
+        # only the user's mistakes become one-line errors; a failure inside the run keeps its traceback
         try:
             segments = parse_segments(args.commands)
-            report = run(args.bundle, segments, substeps=args.substeps, video=args.video)
-        except (FileNotFoundError, BundleError, ValueError, RuntimeError) as error:
+            bundle = load_bundle(args.bundle)
+        except (FileNotFoundError, BundleError, ValueError) as error:
+            raise UsageError(str(error)) from None
+        try:
+            report = run(bundle, segments, substeps=args.substeps, video=args.video)
+        except VideoUnavailable as error:
             raise UsageError(str(error)) from None
         json_path, png_path = write_report(report, args.output or args.work_dir / "sim2sim")
         print(
