@@ -42,8 +42,8 @@ setup(
     entry_points={
         "isaaclab.tasks": [
             "go2_locomotion = go2_locomotion.tasks",
-            # Isaac Lab's own Go2 tasks with local assets, for scripts/benchmark.py
-            "go2_locomotion_upstream = go2_locomotion.benchmark.upstream_tasks",
+            # Isaac Lab's own Go2 tasks with local assets: registered only inside scripts/benchmark.py's processes
+            "go2_locomotion_upstream = go2_locomotion.benchmark.registration",
         ]
     },
     zip_safe=False,

@@ -155,3 +155,20 @@ def test_cpu_recipe_comparison_rotates_and_takes_ratios(tmp_path, monkeypatch):
     assert result["ratios"]["cpu_recipe/ours_default"] == pytest.approx(3100 / 520)
     text = compare.format_training(result)
     assert "ratio cpu_recipe/ours_default: 5.96x" in text and "3100 env-steps/s" in text
+
+
+@pytest.mark.parametrize(("flag", "registered"), [(None, False), ("1", True)])
+def test_comparators_register_only_inside_the_benchmark(flag, registered):
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "import gymnasium as gym, go2_locomotion.benchmark.registration; "
+        "print('Go2-Upstream-Flat-Offline' in gym.registry)"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "GO2_LOCOMOTION_BENCHMARK"}
+    if flag:
+        env["GO2_LOCOMOTION_BENCHMARK"] = flag
+    result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+    assert result.stdout.strip().splitlines()[-1] == str(registered), result.stderr[-2000:]

@@ -8,6 +8,7 @@ slow drifts of the machine hit both. Reports are paired and every figure gets th
 from __future__ import annotations
 
 import json
+import os
 import platform
 import statistics
 import subprocess
@@ -16,6 +17,8 @@ import tempfile
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+
+from . import registration
 
 PAIRS = {
     "flat": ("Go2-Flat", "Go2-Upstream-Flat-Offline"),
@@ -92,7 +95,8 @@ def run_isaaclab_benchmark(kind: str, task: str, num_envs: int, args: list[str],
         *args,
     ]
     log(f"$ {' '.join(command)}")
-    result = subprocess.run(command, capture_output=True, text=True)
+    environment = {**os.environ, registration.ENV_VAR: "1"}  # registers the Go2-Upstream-* comparators
+    result = subprocess.run(command, capture_output=True, text=True, env=environment)
     (report_dir / "output.log").write_text(result.stdout + result.stderr)
     reports = sorted(report_dir.glob("*.json"))
     if result.returncode != 0 or not reports:
