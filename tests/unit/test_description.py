@@ -93,7 +93,8 @@ def test_standing_pose_height(model):
     assert [-z for z in feet_z] == pytest.approx([front, front, rear, rear], abs=1e-9)
     assert front == pytest.approx(0.3002, abs=1e-4) and rear == pytest.approx(0.2910, abs=1e-4)
     # trunk height over the ground, averaged over the feet, plus the 0.022 m foot radius
-    assert go2.STANDING_BASE_HEIGHT == pytest.approx((front + rear) / 2 + d.FOOT_RADIUS, abs=0.002)
+    assert go2.STANDING_BASE_HEIGHT == pytest.approx((front + rear) / 2 + d.FOOT_RADIUS, abs=1e-9)
+    assert round(go2.STANDING_BASE_HEIGHT, 3) == 0.318
 
 
 def test_mjcf_round_trip():
@@ -101,3 +102,11 @@ def test_mjcf_round_trip():
     reloaded = mujoco.MjModel.from_xml_string(text)
     assert reloaded.nbody == 18 and reloaded.nu == 0
     assert "<mesh" not in text  # collision primitives only: nothing to fetch
+
+
+def test_deploy_side_joint_names_are_the_descriptions():
+    from go2_locomotion.deploy.bundle import NUM_JOINTS, SDK2_JOINT_ORDER
+
+    assert sorted(SDK2_JOINT_ORDER) == sorted(d.JOINT_NAMES) and NUM_JOINTS == len(d.JOINT_NAMES)
+    # SDK2 lists the right leg of each pair first
+    assert SDK2_JOINT_ORDER[:3] == ("FR_hip_joint", "FR_thigh_joint", "FR_calf_joint")

@@ -5,6 +5,7 @@ All actuator and pose figures of the Go2 live here; its geometry and mass live i
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import isaaclab.sim as sim_utils
@@ -16,7 +17,7 @@ from isaaclab_newton.sim.schemas import NewtonArticulationCfg
 from isaaclab_physx.sim.schemas import PhysxArticulationCfg, PhysxRigidBodyCfg
 
 from ..compat import ovphysx_pinned_memory
-from . import go2_usd
+from . import go2_description, go2_usd
 from .go2_description import BODY_NAMES, JOINT_NAMES
 
 SPAWN_HEIGHT = 0.4
@@ -31,9 +32,12 @@ STANDING_JOINT_POS = {
 }
 """Default (standing) joint positions [rad]; actions are offsets from these."""
 
-STANDING_BASE_HEIGHT = 0.318
-"""Trunk height above flat ground in the standing pose [m]: the 0.213 m thigh and calf at the pose above span
-0.300 m (front) and 0.291 m (rear) below the trunk, plus the 0.022 m foot radius."""
+STANDING_BASE_HEIGHT = go2_description.standing_height(
+    {name: value for name in JOINT_NAMES for key, value in STANDING_JOINT_POS.items() if re.fullmatch(key, name)}
+)
+"""Trunk height above flat ground in the standing pose [m], from the kinematics: the 0.213 m thigh and calf at
+the pose above span 0.300 m (front) and 0.291 m (rear) below the trunk; their mean plus the 0.022 m foot radius
+is 0.318 m."""
 
 EFFORT_LIMIT = {".*_hip_joint": 23.7, ".*_thigh_joint": 23.7, ".*_calf_joint": 45.43}
 """Peak joint torque [N m]; the calf sits behind an extra knee reduction."""

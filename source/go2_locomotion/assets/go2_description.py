@@ -195,7 +195,7 @@ def _add_leg(trunk, leg: str) -> None:
     )
 
 
-def build_spec(spawn_height: float = 0.4) -> mujoco.MjSpec:
+def build_spec(spawn_height: float = 0.0) -> mujoco.MjSpec:
     """Build the Go2 as an ``MjSpec``: a floating trunk named ``base`` with four 3-joint legs.
 
     Args:
@@ -217,8 +217,21 @@ def build_spec(spawn_height: float = 0.4) -> mujoco.MjSpec:
     return spec
 
 
-def to_mjcf(spawn_height: float = 0.4) -> str:
+def to_mjcf(spawn_height: float = 0.0) -> str:
     """The Go2 description as MJCF text."""
     spec = build_spec(spawn_height)
     spec.compile()
     return spec.to_xml()
+
+
+def standing_height(joint_pos: dict[str, float]) -> float:
+    """Trunk height above flat ground in a pose [m]: forward kinematics of ``joint_pos`` (joint name -> angle
+    [rad]), the trunk origin's height over the foot sphere centres averaged over the four feet, plus the foot
+    radius."""
+    model = build_spec().compile()
+    data = mujoco.MjData(model)
+    for name, angle in joint_pos.items():
+        data.qpos[model.jnt_qposadr[model.joint(name).id]] = angle
+    mujoco.mj_kinematics(model, data)
+    feet = [data.xpos[model.body(foot).id][2] for foot in FOOT_BODIES]
+    return float(data.xpos[model.body(BASE_BODY).id][2] - np.mean(feet) + FOOT_RADIUS)

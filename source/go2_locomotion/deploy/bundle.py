@@ -39,12 +39,13 @@ MANIFEST_FILE = "deploy.yaml"
 POLICY_FILE = "policy.onnx"
 """Policy file name inside a bundle folder."""
 
-NUM_JOINTS = 12
-"""Actuated joints of the Go2."""
-
 SDK2_JOINT_ORDER = tuple(f"{leg}_{part}_joint" for leg in ("FR", "FL", "RR", "RL") for part in ("hip", "thigh", "calf"))
 """Unitree SDK2 motor order (``LowCmd.motor_cmd[i]`` / ``LowState.motor_state[i]``): 0-2 FR, 3-5 FL, 6-8 RR,
-9-11 RL, each hip, thigh, calf."""
+9-11 RL, each hip, thigh, calf. The deploy side names the joints itself: it runs without the simulator's
+description (numpy, onnxruntime and PyYAML only); a test ties these names to the description's."""
+
+NUM_JOINTS = len(SDK2_JOINT_ORDER)
+"""Actuated joints of the Go2."""
 
 OBSERVATION_INPUTS: dict[str, tuple[str, str]] = {
     "base_lin_vel": ("base_lin_vel", "velocity of the trunk's centre of mass, in the trunk frame [m/s], [3]"),

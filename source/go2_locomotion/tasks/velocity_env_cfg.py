@@ -295,7 +295,7 @@ class EventsCfg:
         func=mdp.reset_root_state_uniform,
         mode="reset",
         params={
-            "pose_range": {"x": (-0.5, 0.5), "y": (-0.5, 0.5), "yaw": (-3.14, 3.14)},
+            "pose_range": {"x": (-0.5, 0.5), "y": (-0.5, 0.5), "yaw": (-math.pi, math.pi)},
             "velocity_range": {
                 "x": (-0.5, 0.5),
                 "y": (-0.5, 0.5),
@@ -367,7 +367,7 @@ class RewardsCfg:
         weight=-30.0,
         params={"target_height": STANDING_BASE_HEIGHT, "sensor_cfg": SceneEntityCfg("height_scanner")},
     )
-    """(trunk height above the scanned ground - 0.318 m)^2 [m^2]: stops the policy resting on its legs in a
+    """(trunk height above the scanned ground - the standing pose's 0.318 m)^2 [m^2]: stops the policy resting on its legs in a
     permanent crouch, which base-contact termination cannot see."""
     flat_orientation_l2: RewTerm | None = None
     """Trunk tilt (projected gravity xy squared); used on flat ground only."""
