@@ -367,8 +367,8 @@ class RewardsCfg:
         weight=-30.0,
         params={"target_height": STANDING_BASE_HEIGHT, "sensor_cfg": SceneEntityCfg("height_scanner")},
     )
-    """(trunk height above the scanned ground - the standing pose's 0.318 m)^2 [m^2]: stops the policy resting on its legs in a
-    permanent crouch, which base-contact termination cannot see."""
+    """(trunk height above the scanned ground - the standing pose's 0.318 m)^2 [m^2]: stops the policy resting on
+    its legs in a permanent crouch, which base-contact termination cannot see."""
     flat_orientation_l2: RewTerm | None = None
     """Trunk tilt (projected gravity xy squared); used on flat ground only."""
     trot: RewTerm | None = None
