@@ -61,3 +61,56 @@ def check_rsl_rl() -> None:
     logger_source = inspect.getsource(Logger)
     for name in ("self.disable_logs", "self.writer", "def init_logging_writer"):
         _require(name in logger_source, f"Logger {name.removeprefix('self.').removeprefix('def ')}", dist)
+
+
+def _attribute(obj, name: str, owner: str, distribution: str):
+    """``obj.<name>``, or :class:`PrivateApiError` naming ``owner.name`` and the installed version."""
+    _require(hasattr(obj, name), f"{owner}.{name}", distribution)
+    return getattr(obj, name)
+
+
+# -- Isaac Lab: values it resolves but exposes under private names only ---------------------------------------
+
+
+def action_joint_names(term) -> list[str]:
+    """Joint names a joint action term drives, in its order (``JointAction._joint_names``)."""
+    return list(_attribute(term, "_joint_names", type(term).__name__, "isaaclab"))
+
+
+def action_scale_offset_clip(term):
+    """The joint action term's resolved ``(scale, offset, clip)`` tensors (``_scale``, ``_offset``, ``_clip``;
+    ``clip`` is ``None`` when the term has no clip)."""
+    owner = type(term).__name__
+    scale = _attribute(term, "_scale", owner, "isaaclab")
+    offset = _attribute(term, "_offset", owner, "isaaclab")
+    return scale, offset, getattr(term, "_clip", None)
+
+
+def observation_term_cfgs(manager, group: str) -> list:
+    """The term configs of an observation group, in the group's order (``ObservationManager._group_obs_term_cfgs``)."""
+    return _attribute(manager, "_group_obs_term_cfgs", "ObservationManager", "isaaclab")[group]
+
+
+def actuator_saturation_effort(group):
+    """A DC-motor actuator's saturation effort (``DCMotor._saturation_effort``; ``None`` for other models)."""
+    return getattr(group, "_saturation_effort", None)
+
+
+def mujoco_warp_data(physics_manager):
+    """MuJoCo-Warp's data arrays behind Newton's physics manager (``NewtonManager._solver.mjw_data``); ``None``
+    on other physics backends. On Newton a missing attribute raises rather than disabling the caller."""
+    if not physics_manager.__name__.lower().startswith("newton"):
+        return None
+    solver = _attribute(physics_manager, "_solver", physics_manager.__name__, "isaaclab")
+    if solver is None or type(solver).__name__ != "SolverMuJoCo":
+        return None  # not built yet, or another Newton solver
+    return _attribute(solver, "mjw_data", type(solver).__name__, "newton")
+
+
+# -- RSL-RL ---------------------------------------------------------------------------------------------------
+
+
+def observation_normalizer(policy):
+    """The policy model's observation normaliser (``MLPModel.obs_normalizer``), or ``None`` when it has none."""
+    normalizer = getattr(policy, "obs_normalizer", None)
+    return normalizer if normalizer is not None and hasattr(normalizer, "mean") else None

@@ -7,8 +7,8 @@ know, observation history, a partial joint selection) is refused here, so no bun
 :mod:`.controller` would run wrongly.
 
 Isaac Lab 3.0 has no public accessor for an observation group's term configs or a joint action's resolved
-scale/offset/clip, so this module reads ``ObservationManager._group_obs_term_cfgs`` and the action term's
-``_joint_names``, ``_scale``, ``_offset``, ``_clip``; ``tests/sim/test_deploy.py`` fails if they change meaning.
+scale/offset/clip: they are read through :mod:`go2_locomotion.compat.private_api`, which names a missing one with
+the installed version; ``tests/sim/test_deploy.py`` fails if they change meaning.
 (Isaac Lab's IO-descriptor export reads the same attributes but is deprecated in 3.0.)
 """
 
@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 import yaml
 
+from ..compat import private_api
 from ..envs import physics_record
 from ..versions import package_versions
 from .bundle import (
@@ -70,7 +71,7 @@ def _per_joint(values: Any) -> list[float]:
 
 def _joints(robot, action_term, backend: str) -> dict[str, Any]:
     names = list(robot.joint_names)
-    action_names = list(action_term._joint_names)
+    action_names = private_api.action_joint_names(action_term)
     if action_names != names:
         raise ExportError(
             f"action term '{ACTION_TERM}' drives {action_names}; the bundle needs all {NUM_JOINTS} joints in the "
@@ -99,9 +100,9 @@ ACTUATOR_FIELDS = {
     "kd": ("damping", [("controller", "kd")]),
     "effort_limit": ("actuator_effort_limit", [("clamping", "max_motor_effort"), ("clamping", "max_effort")]),
     "velocity_limit": ("actuator_velocity_limit", [("clamping", "velocity_limit")]),
-    "saturation_effort": ("_saturation_effort", [("clamping", "saturation_effort")]),
+    "saturation_effort": (private_api.actuator_saturation_effort, [("clamping", "saturation_effort")]),
 }
-"""Per-joint actuator figures and where each backend keeps its live value."""
+"""Per-joint actuator figures and where each backend keeps its live value (an attribute name or an accessor)."""
 
 
 def _group_values(robot, name: str) -> dict[str, Any]:
@@ -112,7 +113,10 @@ def _group_values(robot, name: str) -> dict[str, Any]:
 
     group = robot.actuators[name]
     if isinstance(group, ActuatorBase):
-        return {key: getattr(group, attribute, None) for key, (attribute, _) in ACTUATOR_FIELDS.items()}
+        return {
+            key: attribute(group) if callable(attribute) else getattr(group, attribute, None)
+            for key, (attribute, _) in ACTUATOR_FIELDS.items()
+        }
     from isaaclab.actuators.newton.adapter import read_group_parameter
 
     values = {}
@@ -147,14 +151,14 @@ def actuator_figures(robot) -> dict[str, Any]:
 
 
 def _action(action_term, agent_cfg) -> dict[str, Any]:
-    clip = getattr(action_term, "_clip", None)
+    scale, offset, clip = private_api.action_scale_offset_clip(action_term)
     if clip is not None:
         clip = [_numbers(row) for row in clip[0].cpu().numpy()]
     return {
         "term": ACTION_TERM,
         "width": int(action_term.action_dim),
-        "scale": _per_joint(action_term._scale),
-        "offset": _per_joint(action_term._offset),
+        "scale": _per_joint(scale),
+        "offset": _per_joint(offset),
         "clip": clip,
         "policy_output_clip": None if agent_cfg.clip_actions is None else _number(agent_cfg.clip_actions),
         "target": "joint position target [rad] = offset + scale x action, then clip",
@@ -204,7 +208,7 @@ def _observation(env, runner) -> dict[str, Any]:
     terms, start = [], 0
     names = manager.active_terms[POLICY_GROUP]
     for name, dims, term_cfg in zip(
-        names, manager.group_obs_term_dim[POLICY_GROUP], manager._group_obs_term_cfgs[POLICY_GROUP]
+        names, manager.group_obs_term_dim[POLICY_GROUP], private_api.observation_term_cfgs(manager, POLICY_GROUP)
     ):
         function = term_cfg.func.__name__
         if function not in OBSERVATION_INPUTS:
@@ -232,9 +236,9 @@ def _observation(env, runner) -> dict[str, Any]:
             }
         )
         start += width
-    normalizer = getattr(runner.alg.get_policy(), "obs_normalizer", None)
+    normalizer = private_api.observation_normalizer(runner.alg.get_policy())
     statistics = None
-    if normalizer is not None and hasattr(normalizer, "mean"):
+    if normalizer is not None:
         statistics = {
             "mean": _numbers(normalizer.mean.cpu().numpy()),
             "std": _numbers(normalizer.std.cpu().numpy()),
@@ -287,7 +291,7 @@ def build_manifest(env, runner, agent_cfg, *, onnx_path: Path, task: str, checkp
     Raises:
         ExportError: The environment uses a term the bundle cannot describe.
     """
-    robot = env.action_manager.get_term(ACTION_TERM)._asset
+    robot = env.scene[env.action_manager.get_term(ACTION_TERM).cfg.asset_name]
     action_term = env.action_manager.get_term(ACTION_TERM)
     physics = physics_record(env)
     return {

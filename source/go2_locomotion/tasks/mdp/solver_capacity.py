@@ -7,6 +7,8 @@ import logging
 import numpy as np
 from isaaclab.managers import ManagerTermBase
 
+from ...compat import private_api
+
 logger = logging.getLogger(__name__)
 
 _FIELDS = {
@@ -35,8 +37,8 @@ class warn_on_solver_overflow(ManagerTermBase):
         if self.reported:
             return
         # the active physics manager class; only Newton's MuJoCo-Warp solver carries the flags
-        data = getattr(getattr(env.sim.physics_manager, "_solver", None), "mjw_data", None)
-        if data is None or not hasattr(data, "overflow"):
+        data = private_api.mujoco_warp_data(env.sim.physics_manager)
+        if data is None:
             return
         flags = int(np.bitwise_or.reduce(data.overflow.numpy()))
         if flags:
