@@ -175,6 +175,7 @@ def test_manifest_fields(asset_cache, tmp_path):
         ("joint_pos", 12, 12),
         ("joint_vel", 24, 12),
         ("actions", 36, 12),
+        ("gait_phase", 48, 2),
     ]
     assert terms[0]["noise"] == {
         "type": "UniformNoiseCfg",
