@@ -31,7 +31,7 @@ def test_play_export_evaluate_and_sim2sim_take_the_pretrained_policy(tmp_path):
     before = _package_files()
     out = tmp_path / "logs" / "pretrained" / "go2_flat"
 
-    played = _script("play.py", *PRETRAINED, *"--num_envs 2 --num_steps 10".split(), *CPU, cwd=tmp_path)
+    played = _script("play.py", *PRETRAINED, *["--num_envs", "2", "--num_steps", "10"], *CPU, cwd=tmp_path)
     assert played.returncode == 0, played.stderr[-3000:]
     assert f"loading {pretrained.checkpoint('Go2-Flat')}" in played.stdout
     # the exported bundle of the shipped checkpoint is the shipped bundle (same ONNX, same manifest)
@@ -40,7 +40,7 @@ def test_play_export_evaluate_and_sim2sim_take_the_pretrained_policy(tmp_path):
     assert exported["policy"]["sha256"] == shipped["policy"]["sha256"]
     assert exported["observation"] == shipped["observation"] and exported["joints"] == shipped["joints"]
 
-    grid = "--grid forward:0.5,0,0 --duration 4 --settle 1 --robots_per_command 2".split()
+    grid = ["--grid", "forward:0.5,0,0", "--duration", "4", "--settle", "1", "--robots_per_command", "2"]
     evaluated = _script("evaluate.py", *PRETRAINED, *grid, *CPU, "physics=physx", cwd=tmp_path)
     assert evaluated.returncode == 0, evaluated.stderr[-3000:]
     report = json.loads(next(out.glob("evaluation/model_*/evaluation.json")).read_text())
