@@ -52,12 +52,19 @@ def test_bundle_evaluations_and_provenance_belong_to_the_checkpoint():
 
 
 def test_the_shipped_policy_walks():
-    """The issue's goal figures on the default grid (play MDP, 20 s), as far as the shipped policy reaches them;
-    docs/learning.md records the figures and what limited the ones it misses."""
+    """The goal figures on the default grid (play MDP, 20 s, 4 robots per command), on both Isaac Lab engines and
+    in MuJoCo from the bundle. Standing still scores 0.43 m/s and 0.23 rad/s here. The standing-drift goal
+    (0.05 m/s) is missed: 0.09-0.10 m/s, recorded in docs/learning.md."""
     folder = pretrained.checkpoint("Go2-Flat").parent / "evaluation"
-    for name in ("isaaclab_newton", "isaaclab_physx", "mujoco"):
-        summary = reports.load(folder / name)["summary"]
+    summaries = {
+        name: reports.load(folder / name)["summary"] for name in ("isaaclab_newton", "isaaclab_physx", "mujoco")
+    }
+    for name, summary in summaries.items():
         assert summary["fall_rate"] <= 0.01, (name, summary)
-        # walking, not standing: standing still scores the grid's mean command magnitudes, 0.43 m/s and 0.23 rad/s
-        assert summary["xy_error_moving"] < 0.25, (name, summary)
-        assert summary["yaw_error_moving"] < 0.2, (name, summary)
+        assert summary["xy_error_moving"] <= 0.15, (name, summary)
+        assert summary["yaw_error_moving"] <= 0.2, (name, summary)
+        assert summary["standing_drift"] <= 0.12, (name, summary)
+    # MuJoCo within 0.05 of Isaac Lab on each mean error
+    for key in ("xy_error_moving", "yaw_error_moving"):
+        for name in ("isaaclab_newton", "isaaclab_physx"):
+            assert abs(summaries["mujoco"][key] - summaries[name][key]) <= 0.05, (key, name)

@@ -36,7 +36,7 @@ EVALUATIONS = {
 def provenance(run: Path, checkpoint_path: Path, command: str | None = None) -> dict:
     """What produced a checkpoint: its run's summary, resolved agent settings and manifest."""
     summary = json.loads((run / "run_summary.json").read_text()) if (run / "run_summary.json").is_file() else {}
-    agent = yaml.safe_load((run / "params" / "agent.yaml").read_text())
+    agent = yaml.unsafe_load((run / "params" / "agent.yaml").read_text())  # Isaac Lab dumps tuples as python/tuple
     manifest = json.loads((run / "run.json").read_text()) if (run / "run.json").is_file() else {}
     data = torch_load(checkpoint_path)
     return {
