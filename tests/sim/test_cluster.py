@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import time
+from itertools import pairwise
 from pathlib import Path
 
 import torch
@@ -126,6 +127,6 @@ def test_requeue_loop_reaches_max_iterations_with_one_continuous_curve(tmp_path)
     # iterations continue without gaps or repeats across the attempts
     spans = [(a["first_iteration"], a["last_iteration"]) for a in summary["attempts"]]
     assert spans[0][0] == 0 and spans[-1][1] == 9
-    assert all(later[0] == earlier[1] + 1 for earlier, later in zip(spans, spans[1:]))
+    assert all(later[0] == earlier[1] + 1 for earlier, later in pairwise(spans))
     assert summary["iterations_completed"] == 10
     assert _tensorboard_steps(run) == list(range(10))

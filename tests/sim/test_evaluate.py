@@ -156,7 +156,7 @@ def test_isaac_lab_and_mujoco_reports_compare_on_a_fresh_bundle(run_folder, tmp_
     assert mujoco_report["simulator"] == "mujoco" and mujoco_report["task"] == "Go2-Flat"
     assert mujoco_report["checkpoint"] == "model_0.pt"
     assert set(mujoco_report) == set(isaac_report) - {"checkpoint_sha256"} | {"bundle", "policy_sha256"}
-    for a, b in zip(isaac_report["commands"], mujoco_report["commands"]):
+    for a, b in zip(isaac_report["commands"], mujoco_report["commands"], strict=True):
         assert set(a) == set(b) and a["name"] == b["name"] and a["command"] == b["command"]
         assert b["fall_rate"] == 0.0 and abs(a["xy_error"] - b["xy_error"]) < 0.05
     capsys.readouterr()

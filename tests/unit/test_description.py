@@ -41,7 +41,7 @@ def test_total_mass_matches_unitree(model):
 
 
 def test_joint_axes_and_ranges(model):
-    for i, name in enumerate(d.JOINT_NAMES):
+    for name in d.JOINT_NAMES:
         jid = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_JOINT, name)
         axis = [1, 0, 0] if "hip" in name else [0, 1, 0]
         np.testing.assert_allclose(model.jnt_axis[jid], axis)

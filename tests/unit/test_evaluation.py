@@ -174,7 +174,7 @@ def test_mujoco_grid_on_a_zero_action_bundle(tmp_path):
     grid = parse_grid("stand:0,0,0 forward:0.5,0,0 turn:0,0,-1")
     report = run_grid(bundle, grid, duration_s=2.0, settle_s=1.0)
     assert report["simulator"] == "mujoco" and report["format"] == reports.FORMAT
-    for c, (vx, _, wz) in zip(report["commands"], [(0, 0, 0), (0.5, 0, 0), (0, 0, -1)]):
+    for c, (vx, _, wz) in zip(report["commands"], [(0, 0, 0), (0.5, 0, 0), (0, 0, -1)], strict=True):
         assert set(FIGURES) <= set(c) and c["robots"] == 1 and c["samples"] == 50 and c["fall_rate"] == 0.0
         assert c["xy_error"] == pytest.approx(abs(vx), abs=0.03) and c["yaw_error"] == pytest.approx(abs(wz), abs=0.03)
         assert c["duty_factor"] == [1.0] * 4 and c["stride_hz"] == 0.0 and 0.2 < c["height"] < 0.33

@@ -3,6 +3,7 @@
 import argparse
 import json
 import time
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -77,7 +78,7 @@ def test_compatibility_check_names_both_widths():
     class Actor(torch.nn.Module):
         def __init__(self, widths):
             super().__init__()
-            layers = [torch.nn.Linear(a, b) for a, b in zip(widths, widths[1:])]
+            layers = [torch.nn.Linear(a, b) for a, b in pairwise(widths)]
             self.mlp = torch.nn.Sequential(*layers)
 
     saved = {"actor_state_dict": Actor([235, 512, 12]).state_dict()}

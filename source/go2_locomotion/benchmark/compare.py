@@ -333,7 +333,7 @@ def plot(result: dict, path: Path) -> None:
 
     pairs = sorted({row["pair"] for row in result["rows"]})
     fig, axes = plt.subplots(1, len(pairs), figsize=(5 * len(pairs), 4), squeeze=False)
-    for ax, pair in zip(axes[0], pairs):
+    for ax, pair in zip(axes[0], pairs, strict=True):
         rows = [r for r in result["rows"] if r["pair"] == pair and r["kind"] == "runtime" and "error" not in r]
         sizes = [r["num_envs"] for r in rows]
         for side in ("ours", "upstream"):

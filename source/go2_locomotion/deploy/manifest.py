@@ -208,7 +208,10 @@ def _observation(env, runner) -> dict[str, Any]:
     terms, start = [], 0
     names = manager.active_terms[POLICY_GROUP]
     for name, dims, term_cfg in zip(
-        names, manager.group_obs_term_dim[POLICY_GROUP], private_api.observation_term_cfgs(manager, POLICY_GROUP)
+        names,
+        manager.group_obs_term_dim[POLICY_GROUP],
+        private_api.observation_term_cfgs(manager, POLICY_GROUP),
+        strict=True,
     ):
         function = term_cfg.func.__name__
         if function not in OBSERVATION_INPUTS:

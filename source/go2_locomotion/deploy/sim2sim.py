@@ -123,7 +123,7 @@ def build_model(
     )
     model = spec.compile()
     data = mujoco.MjData(model)
-    default = dict(zip(bundle.field("joints.names"), bundle.joint_array("joints.default_position")))
+    default = dict(zip(bundle.field("joints.names"), bundle.joint_array("joints.default_position"), strict=True))
     for name, position in default.items():
         data.qpos[model.jnt_qposadr[model.joint(name).id]] = position
     mujoco.mj_kinematics(model, data)
@@ -305,7 +305,9 @@ def run(
             t += policy_dt
             lin_vel = robot.base_lin_vel()
             height, down = float(data.qpos[2]), robot.is_down()
-            for key, value in zip(series, (t, index, *command, lin_vel[0], lin_vel[1], data.qvel[5], height, down)):
+            for key, value in zip(
+                series, (t, index, *command, lin_vel[0], lin_vel[1], data.qvel[5], height, down), strict=True
+            ):
                 series[key].append(float(value) if key not in ("segment", "down") else value)
             if recorder is not None:
                 recorder.capture(data)
@@ -368,7 +370,9 @@ def write_report(report: dict, out_dir: Path) -> tuple[Path, Path]:
     s = report["series"]
     fig, axes = plt.subplots(4, 1, figsize=(9, 9), sharex=True)
     for ax, (measured, commanded, label) in zip(
-        axes, (("vx", "cmd_vx", "lin x [m/s]"), ("vy", "cmd_vy", "lin y [m/s]"), ("wz", "cmd_wz", "yaw rate [rad/s]"))
+        axes,
+        (("vx", "cmd_vx", "lin x [m/s]"), ("vy", "cmd_vy", "lin y [m/s]"), ("wz", "cmd_wz", "yaw rate [rad/s]")),
+        strict=False,  # the fourth panel is the trunk height
     ):
         ax.plot(s["time"], s[commanded], "k--", label="commanded")
         ax.plot(s["time"], s[measured], label="measured (trunk frame)")

@@ -54,7 +54,7 @@ def default_grid(ranges: dict[str, tuple[float, float]]) -> list[GridCommand]:
     """The default grid for command ranges ``{"lin_vel_x": (lo, hi), "lin_vel_y": ..., "ang_vel_z": ...}``."""
     keys = ("lin_vel_x", "lin_vel_y", "ang_vel_z")
     return [
-        GridCommand(name, tuple(_scaled(f, tuple(ranges[k])) for f, k in zip((fx, fy, fz), keys)))
+        GridCommand(name, tuple(_scaled(f, tuple(ranges[k])) for f, k in zip((fx, fy, fz), keys, strict=True)))
         for name, fx, fy, fz in DEFAULT_FRACTIONS
     ]
 

@@ -53,7 +53,7 @@ def run_grid(
     )
     commands = [np.asarray(c.command, dtype=np.float64) for c in grid]
     for _ in range(round(duration_s / policy_dt)):
-        for plant, controller, command in zip(plants, controllers, commands):
+        for plant, controller, command in zip(plants, controllers, commands, strict=True):
             out = controller.act(plant.state(command))
             plant.apply(out.joint_pos_target, out.kp, out.kd)
         recorder.record(_state(plants))

@@ -81,7 +81,7 @@ def plot(report: dict, path: Path) -> None:
     names = [c["name"] for c in commands]
     x = range(len(commands))
     fig, axes = plt.subplots(1, 4, figsize=(20, 4.5))
-    for ax, (axis, key, unit) in zip(axes[:3], [(0, "vx", "m/s"), (1, "vy", "m/s"), (2, "wz", "rad/s")]):
+    for ax, (axis, key, unit) in zip(axes[:3], [(0, "vx", "m/s"), (1, "vy", "m/s"), (2, "wz", "rad/s")], strict=True):
         ax.bar([i - 0.2 for i in x], [c["command"][axis] for c in commands], width=0.4, label="commanded")
         got = [c["achieved"][key] if c["achieved"][key] is not None else 0.0 for c in commands]
         ax.bar([i + 0.2 for i in x], got, width=0.4, label="achieved")

@@ -59,7 +59,7 @@ def resolve_configs(task: str, agent: str | None, *, play_mode: bool = False, ov
         # the configs as the preset selectors alone make them, to look the field keys up in
         selectors = [o for o in overrides if o not in fields]
         plain = resolve_task_config(task, agent, play_mode=play_mode, overrides=selectors)
-        problem = unknown_override(dict(zip(("env", "agent"), plain)), fields)
+        problem = unknown_override(dict(zip(("env", "agent"), plain, strict=True)), fields)
         if problem is not None:
             raise UsageError(problem)
     if resolved is None:

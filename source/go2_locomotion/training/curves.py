@@ -5,6 +5,7 @@ per-term episode rewards)."""
 from __future__ import annotations
 
 import csv
+from itertools import pairwise
 from pathlib import Path
 
 from ..errors import UsageError
@@ -64,7 +65,7 @@ def plot(scalars: dict[str, dict[int, float]], path: Path, title: str) -> None:
     panels = dict(PANELS)
     panels["episode reward per term"] = sorted(tag for tag in scalars if tag.startswith("Episode_Reward/"))
     fig, axes = plt.subplots(1, len(panels), figsize=(5 * len(panels), 4))
-    for ax, (name, tags) in zip(axes, panels.items()):
+    for ax, (name, tags) in zip(axes, panels.items(), strict=True):
         for tag in tags:
             if tag in scalars:
                 its = sorted(scalars[tag])
@@ -143,10 +144,13 @@ def compare_by_samples(run_dirs: list[Path], labels: list[str], out_dir: Path, w
 
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    runs = [(label, read_scalars(Path(d)), samples_per_iteration(Path(d))) for d, label in zip(run_dirs, labels)]
+    runs = [
+        (label, read_scalars(Path(d)), samples_per_iteration(Path(d)))
+        for d, label in zip(run_dirs, labels, strict=True)
+    ]
     reached = min((max(sc["Train/mean_reward"]) + 1) * per for _, sc, per in runs)
     edges = [round(reached * k / windows) for k in range(windows + 1)]
-    bounds = list(zip(edges[:-1], edges[1:]))
+    bounds = list(pairwise(edges))
     lines = [
         "| samples | " + " | ".join(f"{metric} ({' / '.join(labels)})" for metric in TABLE_METRICS) + " |",
         "|---" * (len(TABLE_METRICS) + 1) + "|",
@@ -162,7 +166,7 @@ def compare_by_samples(run_dirs: list[Path], labels: list[str], out_dir: Path, w
     table_path.write_text("\n".join(lines) + "\n")
 
     fig, axes = plt.subplots(1, len(PANELS), figsize=(5 * len(PANELS), 4))
-    for ax, (name, tags) in zip(axes, PANELS.items()):
+    for ax, (name, tags) in zip(axes, PANELS.items(), strict=True):
         for label, scalars, per in runs:
             for tag in tags:
                 if tag in scalars:
