@@ -33,6 +33,7 @@ from isaaclab.utils.noise import UniformNoiseCfg as Unoise
 from isaaclab_newton.physics import MJWarpSolverCfg, NewtonCfg, NewtonCollisionPipelineCfg, NewtonShapeCfg
 from isaaclab_ov.physics import OvPhysxCfg
 from isaaclab_physx.physics import PhysxCfg
+from isaaclab_physx.sim.spawners.materials import PhysxRigidBodyMaterialCfg
 from isaaclab_tasks.utils import PresetCfg
 
 from ..assets.go2 import GO2_CFG, STANDING_BASE_HEIGHT
@@ -135,10 +136,13 @@ GO2_ROUGH_TERRAINS = TerrainGeneratorCfg(
 )
 """Isaac Lab's rough-terrain mix with obstacle heights scaled down for the Go2 (8 m tiles, 10 levels x 20)."""
 
-TERRAIN_MATERIAL = sim_utils.RigidBodyMaterialCfg(
+TERRAIN_MATERIAL = PhysxRigidBodyMaterialCfg(
     friction_combine_mode="multiply", restitution_combine_mode="multiply", static_friction=1.0, dynamic_friction=1.0
 )
-"""Ground friction; the robot's own friction is randomised at start-up (see :class:`EventsCfg`)."""
+"""Ground friction; the robot's own friction is randomised at start-up (see :class:`EventsCfg`). The PhysX
+material class carries the combine modes (``physxMaterial:*``); the friction and restitution are the
+solver-common ``physics:*`` attributes every backend reads (Isaac Lab 3.1 split its deprecated
+``RigidBodyMaterialCfg`` into this class and ``RigidBodyMaterialBaseCfg``)."""
 
 
 @configclass
@@ -188,7 +192,7 @@ class Go2SceneCfg(InteractiveSceneCfg):
 class CommandsCfg:
     """Base velocity command, in the robot's heading frame."""
 
-    base_velocity = mdp.UniformVelocityCommandCfg(
+    base_velocity = mdp.SteerableVelocityCommandCfg(
         asset_name="robot",
         resampling_time_range=(10.0, 10.0),
         rel_standing_envs=0.02,
@@ -202,7 +206,7 @@ class CommandsCfg:
         ),
     )
     """Command ``[N, 3]``: lin x [m/s], lin y [m/s], yaw rate [rad/s] (from a heading target), resampled every
-    10 s."""
+    10 s; Isaac Lab's uniform velocity command, which a person can take over during playback (``steer``)."""
 
 
 @configclass
