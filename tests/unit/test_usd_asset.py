@@ -92,7 +92,7 @@ def test_shipped_asset_equals_a_fresh_build(built):
 
 def test_own_description_spawns_the_shipped_file_without_building(tmp_path, monkeypatch):
     monkeypatch.setenv(go2_usd.CACHE_ENV_VAR, str(tmp_path))
-    monkeypatch.setattr(go2_usd, "_converter_version", lambda: None)  # as inside Isaac Sim: no converter
+    monkeypatch.setattr(go2_usd, "installed_converter_version", lambda: None)  # as inside Isaac Sim: no converter
     assert go2_usd.resolve_usd_path(go2_usd.OFFLINE_USD) == str(go2_usd.shipped_usd_path())
     assert list(tmp_path.iterdir()) == []
 
@@ -109,7 +109,7 @@ def test_changed_description_builds_in_the_cache_in_force(built, tmp_path, monke
 def test_changed_description_without_the_converter_says_how_to_build(tmp_path, monkeypatch):
     monkeypatch.setattr(go2_description, "FOOT_RADIUS", 0.023)
     monkeypatch.setenv(go2_usd.CACHE_ENV_VAR, str(tmp_path))
-    monkeypatch.setattr(go2_usd, "_converter_version", lambda: None)
+    monkeypatch.setattr(go2_usd, "installed_converter_version", lambda: None)
     with pytest.raises(RuntimeError, match=r"mujoco-usd-converter==0\.6\.1 \(found None\).*usd-build"):
         go2_usd.resolve_usd_path(go2_usd.OFFLINE_USD)
 

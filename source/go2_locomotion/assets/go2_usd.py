@@ -126,17 +126,15 @@ def ensure_go2_usd() -> Path:
     return path
 
 
-def _converter_version() -> str | None:
-    from importlib.metadata import PackageNotFoundError, version
+def installed_converter_version() -> str | None:
+    """The installed ``mujoco-usd-converter`` version, ``None`` without it (inside Isaac Sim, for example)."""
+    from ..versions import package_version
 
-    try:
-        return version("mujoco-usd-converter")
-    except PackageNotFoundError:
-        return None
+    return package_version("mujoco-usd-converter")
 
 
 def _convert_and_flatten(mjcf_path: Path, out_dir: Path):
-    installed = _converter_version()
+    installed = installed_converter_version()
     if installed != CONVERTER_VERSION:
         raise RuntimeError(
             f"building the Go2 USD needs mujoco-usd-converter=={CONVERTER_VERSION} (found {installed}): the "

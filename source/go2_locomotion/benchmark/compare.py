@@ -18,7 +18,21 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
+from ..plotting import figure
+from ..versions import package_versions
 from . import registration
+
+RECORDED_PACKAGES = (
+    "go2_locomotion",
+    "isaaclab",
+    "rsl-rl-lib",
+    "torch",
+    "newton",
+    "warp-lang",
+    "mujoco-warp",
+    "ovphysx",
+)
+"""Distributions whose versions a benchmark result records."""
 
 PAIRS = {
     "flat": ("Go2-Flat", "Go2-Upstream-Flat-Offline"),
@@ -200,7 +214,7 @@ def compare(
         "device": device,
         "presets": preset_args,
         "machine": {"platform": platform.platform(), "processor": platform.processor(), "cpus": _cpu_count()},
-        "versions": _versions(),
+        "versions": package_versions(*RECORDED_PACKAGES),
         "num_steps": num_steps,
         "repeats": repeats,
         "rows": rows,
@@ -271,7 +285,7 @@ def compare_training(
         "ratios": ratios,
         "errors": errors,
         "machine": {"platform": platform.platform(), "processor": platform.processor(), "cpus": _cpu_count()},
-        "versions": _versions(),
+        "versions": package_versions(*RECORDED_PACKAGES),
         "note": "training_env_steps_per_s = envs x steps per iteration / (collection + learning time)",
     }
 
@@ -304,14 +318,6 @@ def _cpu_count() -> int | None:
     return os.cpu_count()
 
 
-def _versions() -> dict:
-    from ..versions import package_versions
-
-    return package_versions(
-        "go2_locomotion", "isaaclab", "rsl-rl-lib", "torch", "newton", "warp-lang", "mujoco-warp", "ovphysx"
-    )
-
-
 def format_row(row: dict) -> str:
     if "error" in row:
         return f"{row['pair']:5s} {row['kind']:8s} N={row['num_envs']:<5d} FAILED: {row['error']}"
@@ -326,24 +332,16 @@ def format_row(row: dict) -> str:
 
 def plot(result: dict, path: Path) -> None:
     """env-steps/s against num_envs, ours and upstream, one panel per pair."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     pairs = sorted({row["pair"] for row in result["rows"]})
-    fig, axes = plt.subplots(1, len(pairs), figsize=(5 * len(pairs), 4), squeeze=False)
-    for ax, pair in zip(axes[0], pairs, strict=True):
-        rows = [r for r in result["rows"] if r["pair"] == pair and r["kind"] == "runtime" and "error" not in r]
-        sizes = [r["num_envs"] for r in rows]
-        for side in ("ours", "upstream"):
-            ax.plot(sizes, [r[side]["env_steps_per_s"] for r in rows], marker="o", label=side)
-        ax.set_xscale("log", base=2)
-        ax.set_xlabel("num_envs")
-        ax.set_ylabel("env-steps/s (random actions)")
-        ax.set_title(f"{pair} ({result['device']})")
-        ax.grid(alpha=0.3)
-        ax.legend()
-    fig.tight_layout()
-    fig.savefig(path, dpi=90)
-    plt.close(fig)
+    with figure(path, dpi=90, nrows=1, ncols=len(pairs), figsize=(5 * len(pairs), 4), squeeze=False) as (_, axes):
+        for ax, pair in zip(axes[0], pairs, strict=True):
+            rows = [r for r in result["rows"] if r["pair"] == pair and r["kind"] == "runtime" and "error" not in r]
+            sizes = [r["num_envs"] for r in rows]
+            for side in ("ours", "upstream"):
+                ax.plot(sizes, [r[side]["env_steps_per_s"] for r in rows], marker="o", label=side)
+            ax.set_xscale("log", base=2)
+            ax.set_xlabel("num_envs")
+            ax.set_ylabel("env-steps/s (random actions)")
+            ax.set_title(f"{pair} ({result['device']})")
+            ax.grid(alpha=0.3)
+            ax.legend()

@@ -8,8 +8,9 @@ the missing one and the installed version, instead of a failure (or a silently s
 from __future__ import annotations
 
 import functools
-import importlib.metadata
 import inspect
+
+from ..versions import package_version
 
 
 class PrivateApiError(RuntimeError):
@@ -18,10 +19,7 @@ class PrivateApiError(RuntimeError):
 
 def _require(condition: bool, what: str, distribution: str) -> None:
     if not condition:
-        try:
-            version = importlib.metadata.version(distribution)
-        except importlib.metadata.PackageNotFoundError:
-            version = "not installed"
+        version = package_version(distribution) or "not installed"
         raise PrivateApiError(
             f"{what} is missing from {distribution} {version}; go2_locomotion was written against "
             f"rsl-rl-lib 5.5.1 and isaaclab 3.0.0"
@@ -114,3 +112,11 @@ def observation_normalizer(policy):
     """The policy model's observation normaliser (``MLPModel.obs_normalizer``), or ``None`` when it has none."""
     normalizer = getattr(policy, "obs_normalizer", None)
     return normalizer if normalizer is not None and hasattr(normalizer, "mean") else None
+
+
+# -- newton / viser -------------------------------------------------------------------------------------------
+
+
+def viser_server(viewer):
+    """The ``viser.ViserServer`` of a newton viser viewer (``ViewerViser._server``; viser's own API from there)."""
+    return _attribute(viewer, "_server", type(viewer).__name__, "newton")

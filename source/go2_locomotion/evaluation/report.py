@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 from ..errors import UsageError
+from ..plotting import figure
 from .metrics import FIGURES, SUMMARY
 
 REPORT_FILE = "evaluation.json"
@@ -72,37 +73,31 @@ def table(report: dict) -> str:
 
 def plot(report: dict, path: Path) -> None:
     """Commanded against achieved velocity per axis, and the fall rate, per command."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     commands = report["commands"]
     names = [c["name"] for c in commands]
     x = range(len(commands))
-    fig, axes = plt.subplots(1, 4, figsize=(20, 4.5))
-    for ax, (axis, key, unit) in zip(axes[:3], [(0, "vx", "m/s"), (1, "vy", "m/s"), (2, "wz", "rad/s")], strict=True):
-        ax.bar([i - 0.2 for i in x], [c["command"][axis] for c in commands], width=0.4, label="commanded")
-        got = [c["achieved"][key] if c["achieved"][key] is not None else 0.0 for c in commands]
-        ax.bar([i + 0.2 for i in x], got, width=0.4, label="achieved")
-        ax.set_title(f"{key} [{unit}]")
-        ax.set_xticks(list(x), names, rotation=60, ha="right", fontsize=8)
-        ax.axhline(0.0, color="black", linewidth=0.5)
-        ax.grid(alpha=0.3, axis="y")
-        ax.legend(fontsize=8)
-    axes[3].bar(list(x), [c["fall_rate"] or 0.0 for c in commands], color="tab:red")
-    axes[3].set_ylim(0, 1)
-    axes[3].set_title("fall rate")
-    axes[3].set_xticks(list(x), names, rotation=60, ha="right", fontsize=8)
-    s = report["summary"]
-    fig.suptitle(
-        f"{report.get('task')} on {report['simulator']}: {Path(str(report.get('checkpoint'))).name}; "
-        f"xy error {_fmt(s['xy_error_moving'], 0, 3)} m/s, yaw error {_fmt(s['yaw_error_moving'], 0, 3)} rad/s, "
-        f"falls {_fmt(s['fall_rate'], 0, 2)}"
-    )
-    fig.tight_layout()
-    fig.savefig(path, dpi=80)
-    plt.close(fig)
+    with figure(path, dpi=80, nrows=1, ncols=4, figsize=(20, 4.5)) as (fig, axes):
+        for ax, (axis, key, unit) in zip(
+            axes[:3], [(0, "vx", "m/s"), (1, "vy", "m/s"), (2, "wz", "rad/s")], strict=True
+        ):
+            ax.bar([i - 0.2 for i in x], [c["command"][axis] for c in commands], width=0.4, label="commanded")
+            got = [c["achieved"][key] if c["achieved"][key] is not None else 0.0 for c in commands]
+            ax.bar([i + 0.2 for i in x], got, width=0.4, label="achieved")
+            ax.set_title(f"{key} [{unit}]")
+            ax.set_xticks(list(x), names, rotation=60, ha="right", fontsize=8)
+            ax.axhline(0.0, color="black", linewidth=0.5)
+            ax.grid(alpha=0.3, axis="y")
+            ax.legend(fontsize=8)
+        axes[3].bar(list(x), [c["fall_rate"] or 0.0 for c in commands], color="tab:red")
+        axes[3].set_ylim(0, 1)
+        axes[3].set_title("fall rate")
+        axes[3].set_xticks(list(x), names, rotation=60, ha="right", fontsize=8)
+        s = report["summary"]
+        fig.suptitle(
+            f"{report.get('task')} on {report['simulator']}: {Path(str(report.get('checkpoint'))).name}; "
+            f"xy error {_fmt(s['xy_error_moving'], 0, 3)} m/s, yaw error {_fmt(s['yaw_error_moving'], 0, 3)} rad/s, "
+            f"falls {_fmt(s['fall_rate'], 0, 2)}"
+        )
 
 
 def load(path: Path | str) -> dict:

@@ -9,6 +9,7 @@ from itertools import pairwise
 from pathlib import Path
 
 from ..errors import UsageError
+from ..plotting import figure
 
 PANELS = {
     "mean reward": ["Train/mean_reward"],
@@ -57,29 +58,21 @@ def write_csv(scalars: dict[str, dict[int, float]], path: Path) -> None:
 
 def plot(scalars: dict[str, dict[int, float]], path: Path, title: str) -> None:
     """The learning panels plus the per-term episode rewards; raw values faint, trailing means bold."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     panels = dict(PANELS)
     panels["episode reward per term"] = sorted(tag for tag in scalars if tag.startswith("Episode_Reward/"))
-    fig, axes = plt.subplots(1, len(panels), figsize=(5 * len(panels), 4))
-    for ax, (name, tags) in zip(axes, panels.items(), strict=True):
-        for tag in tags:
-            if tag in scalars:
-                its = sorted(scalars[tag])
-                values = [scalars[tag][i] for i in its]
-                (line,) = ax.plot(its, values, alpha=0.3, linewidth=0.8)
-                ax.plot(its, rolling_mean(values, SMOOTHING), color=line.get_color(), label=tag.split("/")[-1])
-        ax.set_title(name)
-        ax.set_xlabel("iteration")
-        ax.grid(alpha=0.3)
-        ax.legend(fontsize=7)
-    fig.suptitle(title)
-    fig.tight_layout()
-    fig.savefig(path, dpi=90)
-    plt.close(fig)
+    with figure(path, dpi=90, nrows=1, ncols=len(panels), figsize=(5 * len(panels), 4)) as (fig, axes):
+        for ax, (name, tags) in zip(axes, panels.items(), strict=True):
+            for tag in tags:
+                if tag in scalars:
+                    its = sorted(scalars[tag])
+                    values = [scalars[tag][i] for i in its]
+                    (line,) = ax.plot(its, values, alpha=0.3, linewidth=0.8)
+                    ax.plot(its, rolling_mean(values, SMOOTHING), color=line.get_color(), label=tag.split("/")[-1])
+            ax.set_title(name)
+            ax.set_xlabel("iteration")
+            ax.grid(alpha=0.3)
+            ax.legend(fontsize=7)
+        fig.suptitle(title)
 
 
 def export_curves(run_dir: Path, out_dir: Path | None = None) -> tuple[Path, Path]:
@@ -137,11 +130,6 @@ def compare_by_samples(run_dirs: list[Path], labels: list[str], out_dir: Path, w
     """Learning of several runs against transitions collected (not iterations): ``by_samples.png`` (the learning
     panels) and ``by_samples.md`` (a table of windowed means at equal sample counts, over the samples every run
     reached)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     runs = [
@@ -165,22 +153,19 @@ def compare_by_samples(run_dirs: list[Path], labels: list[str], out_dir: Path, w
     table_path = out_dir / "by_samples.md"
     table_path.write_text("\n".join(lines) + "\n")
 
-    fig, axes = plt.subplots(1, len(PANELS), figsize=(5 * len(PANELS), 4))
-    for ax, (name, tags) in zip(axes, PANELS.items(), strict=True):
-        for label, scalars, per in runs:
-            for tag in tags:
-                if tag in scalars:
-                    its = sorted(scalars[tag])
-                    values = rolling_mean([scalars[tag][i] for i in its], SMOOTHING)
-                    ax.plot([(i + 1) * per for i in its], values, label=f"{label}: {tag.split('/')[-1]}")
-        ax.set_title(name)
-        ax.set_xlabel("transitions collected")
-        ax.grid(alpha=0.3)
-        ax.legend(fontsize=7)
-    fig.tight_layout()
     png_path = out_dir / "by_samples.png"
-    fig.savefig(png_path, dpi=90)
-    plt.close(fig)
+    with figure(png_path, dpi=90, nrows=1, ncols=len(PANELS), figsize=(5 * len(PANELS), 4)) as (_, axes):
+        for ax, (name, tags) in zip(axes, PANELS.items(), strict=True):
+            for label, scalars, per in runs:
+                for tag in tags:
+                    if tag in scalars:
+                        its = sorted(scalars[tag])
+                        values = rolling_mean([scalars[tag][i] for i in its], SMOOTHING)
+                        ax.plot([(i + 1) * per for i in its], values, label=f"{label}: {tag.split('/')[-1]}")
+            ax.set_title(name)
+            ax.set_xlabel("transitions collected")
+            ax.grid(alpha=0.3)
+            ax.legend(fontsize=7)
     return table_path, png_path
 
 
