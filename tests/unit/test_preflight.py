@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from go2_locomotion.agents.rsl_rl_ppo_cfg import Go2FlatPPORunnerCfg, Go2RoughPPORunnerCfg
+from go2_locomotion.dotted import assign
 from go2_locomotion.tasks.flat_env_cfg import Go2FlatEnvCfg
 from go2_locomotion.tasks.velocity_env_cfg import Go2RoughEnvCfg
 from go2_locomotion.training.preflight import RolloutGeometry, config_observation_widths, validate
@@ -19,11 +20,7 @@ def _cfgs(env_cls=Go2FlatEnvCfg, agent_cls=Go2FlatPPORunnerCfg):
 
 
 def _set(cfgs, path, value):
-    section, *parts = path.split(".")
-    node = cfgs[0] if section == "env" else cfgs[1]
-    for part in parts[:-1]:
-        node = getattr(node, part)
-    setattr(node, parts[-1], value)
+    assign(dict(zip(("env", "agent"), cfgs, strict=True)), path, value)
 
 
 BAD = [

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
+from ..dotted import MissingField, fields, lookup
 from ..errors import UsageError
 from .checkpoints import AGENT_ENTRY_POINT
 
@@ -78,14 +79,11 @@ def unknown_override(roots: dict, overrides: list[str]) -> str | None:
         head, _, rest = key.partition(".")
         if head not in roots or not rest:
             continue
-        node, walked = roots[head], head
-        for part in rest.split("."):
-            if node is None or isinstance(node, dict):
-                break
-            names = [f for f in vars(node) if not f.startswith("_")]
-            if part not in names:
-                close = difflib.get_close_matches(part, names, n=3, cutoff=0.6)
-                hint = f"; closest: {', '.join(f'{walked}.{c}' for c in close)}" if close else ""
-                return f"{key}: {walked} ({type(node).__name__}) has no field '{part}'{hint}"
-            node, walked = getattr(node, part), f"{walked}.{part}"
+        try:
+            lookup(roots, key, stop=lambda node: node is None or (isinstance(node, dict) and node is not roots))
+        except MissingField as missing:
+            walked = missing.path.rpartition(".")[0]
+            close = difflib.get_close_matches(missing.part, fields(missing.parent), n=3, cutoff=0.6)
+            hint = f"; closest: {', '.join(f'{walked}.{c}' for c in close)}" if close else ""
+            return f"{key}: {walked} ({type(missing.parent).__name__}) has no field '{missing.part}'{hint}"
     return None

@@ -12,24 +12,16 @@ import math
 import numbers
 from dataclasses import asdict, dataclass, field
 
+from ..dotted import MissingField, assign, lookup
+
 _MISSING = object()
 
 
 def _get(root, path: str):
-    node = root
-    for part in path.split("."):
-        node = node.get(part, _MISSING) if isinstance(node, dict) else getattr(node, part, _MISSING)
-        if node is _MISSING:
-            return _MISSING
-    return node
-
-
-def _set(root, path: str, value) -> None:
-    *parents, leaf = path.split(".")
-    node = root
-    for part in parents:
-        node = getattr(node, part)
-    setattr(node, leaf, value)
+    try:
+        return lookup(root, path)
+    except MissingField:
+        return _MISSING
 
 
 def _is_number(value) -> bool:
@@ -67,7 +59,7 @@ class _Checker:
             return None
         if not isinstance(value, int) or isinstance(value, bool):
             section, rest = path.split(".", 1)
-            _set(self.roots[section], rest, int(as_float))  # normalise 50.0 / numpy.int64(50) to 50
+            assign(self.roots[section], rest, int(as_float))  # normalise 50.0 / numpy.int64(50) to 50
         return int(as_float)
 
     def real(self, path: str, domain: str, accept) -> float | None:
