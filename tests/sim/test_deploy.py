@@ -12,10 +12,12 @@ import yaml
 from deploy_fixtures import NEWTON_ORDER, PHYSX_ORDER
 
 import go2_locomotion.tasks  # noqa: F401  (registers the tasks)
+from go2_locomotion.compat import private_api
 from go2_locomotion.deploy.bundle import SDK2_JOINT_ORDER, load_bundle
 from go2_locomotion.deploy.controller import ReferenceController, RobotState
 from go2_locomotion.deploy.manifest import export_bundle
 from go2_locomotion.envs import make_env
+from go2_locomotion.versions import package_versions
 
 NUM_ENVS = 3
 STEPS = 15
@@ -53,12 +55,20 @@ def _record(task: str, overrides: list[str], export_dir):
         runner, agent_cfg = _runner(wrapped, task)
         policy_model = runner.alg.get_policy()
         obs = wrapped.get_observations()
-        # non-trivial, well-conditioned normaliser statistics, which the ONNX model must carry
-        normalizer = policy_model.obs_normalizer
+        # non-trivial, well-conditioned normaliser statistics, which the ONNX model must carry: a first update
+        # with the two rows mean -/+ std sets exactly that mean and (population) std
+        normalizer = private_api.observation_normalizer(policy_model)
         generator = torch.Generator().manual_seed(0)
+        width = normalizer.mean.shape[-1]
+        mean = torch.empty(width).uniform_(-0.2, 0.2, generator=generator)
+        std = torch.empty(width).uniform_(0.5, 2.0, generator=generator)
+        was_training = normalizer.training
         with torch.no_grad():
-            normalizer._mean.uniform_(-0.2, 0.2, generator=generator)
-            normalizer._std.uniform_(0.5, 2.0, generator=generator)
+            normalizer.train()
+            normalizer.update(torch.stack([mean - std, mean + std]))
+        normalizer.train(was_training)
+        torch.testing.assert_close(normalizer.mean, mean)
+        torch.testing.assert_close(normalizer.std, std)
         export_bundle(env, runner, agent_cfg, export_dir, task=task, checkpoint=None)
         policy = runner.get_inference_policy(device="cpu")
 
@@ -122,6 +132,8 @@ def test_reference_controller_matches_simulator(case, asset_cache, tmp_path):
     assert manifest["joints"]["backend"] == ("ovphysx" if on_physx else "newton")
     assert manifest["joints"]["backend_names"] == (PHYSX_ORDER if on_physx else NEWTON_ORDER)
     assert manifest["observation"]["normalizer"] is not None
+    # PhysX has no MuJoCo integrator, cone or substeps; sim2sim falls back to its own then
+    assert (manifest["physics"]["integrator"] is None) == on_physx
 
     controller = ReferenceController(tmp_path)
     for step, record in enumerate(records):
@@ -150,10 +162,28 @@ def test_reference_controller_matches_simulator(case, asset_cache, tmp_path):
 
 def test_manifest_fields(asset_cache, tmp_path):
     """The manifest's figures, checked by hand against the Go2 configuration."""
+    from isaaclab_tasks.utils import resolve_task_config
+
     _record("Go2-Flat", ["env.scene.robot.joint_ordering=physx"], tmp_path)
     bundle = load_bundle(tmp_path)
     m = bundle.manifest
-    assert m["written_by"]["go2_locomotion"] == "0.2.0" and m["written_by"]["isaaclab"] == "3.0.0"
+    assert m["written_by"] == package_versions("go2_locomotion", "isaaclab", "rsl-rl-lib")
+    assert None not in m["written_by"].values()
+    # what a MuJoCo re-simulation reads, from the resolved task config
+    env_cfg, _ = resolve_task_config("Go2-Flat", None, play_mode=True, overrides=[])
+    solver = env_cfg.sim.physics.solver_cfg
+    friction = env_cfg.events.physics_material.params
+    assert {key: m["physics"][key] for key in ("backend", "substeps", "integrator", "cone", "robot_friction")} == {
+        "backend": "newton",
+        "substeps": env_cfg.sim.physics.num_substeps,
+        "integrator": solver.integrator,
+        "cone": solver.cone,
+        "robot_friction": {
+            "static": list(friction["static_friction_range"]),
+            "dynamic": list(friction["dynamic_friction_range"]),
+            "event": "physics_material",
+        },
+    }
     assert m["timing"] == {"policy_rate_hz": 50.0, "policy_dt": 0.02, "sim_dt": 0.005, "decimation": 4}
     joints = m["joints"]
     assert joints["names"] == PHYSX_ORDER and joints["backend_names"] == NEWTON_ORDER

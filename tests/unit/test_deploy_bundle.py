@@ -147,6 +147,15 @@ def test_inconsistent_fields_are_named(tmp_path):
     assert "'policy.sha256' does not match" in _edit_error(tmp_path / "5", lambda m: m["policy"].update(sha256="0"))
     assert "'format'" in _edit_error(tmp_path / "6", lambda m: m.update(format="other/2"))
     assert "'policy.input.name'" in _edit_error(tmp_path / "7", lambda m: m["policy"]["input"].update(name="x"))
+    assert "'physics.substeps' must be a positive integer" in _edit_error(
+        tmp_path / "8", lambda m: m.update(physics={"substeps": 0})
+    )
+    assert "'physics.integrator' is 'verlet'" in _edit_error(
+        tmp_path / "9", lambda m: m.update(physics={"integrator": "verlet"})
+    )
+    assert "'physics.robot_friction.static'" in _edit_error(
+        tmp_path / "10", lambda m: m.update(physics={"robot_friction": {"static": [0.8], "dynamic": [0.6, 0.6]}})
+    )
 
 
 def test_controller_imports_no_isaac_lab_or_torch():
@@ -195,6 +204,33 @@ def test_sim2sim_plant_state_timing_and_pd(tmp_path):
     falling.apply(SDK2_DEFAULTS + 0.1 * (np.arange(12) == 0), np.full(12, 25.0), np.full(12, 0.5))
     moved = falling.state(np.zeros(3)).joint_pos - SDK2_DEFAULTS
     assert moved[0] > 0.01 and np.all(np.abs(moved[1:]) < 0.01)
+
+
+def test_sim2sim_steps_mujoco_as_the_bundle_records(tmp_path):
+    import mujoco
+
+    def recorded(m):
+        m["physics"] = {
+            "backend": "newton",
+            "substeps": 3,
+            "integrator": "euler",
+            "cone": "elliptic",
+            "robot_friction": {"static": [0.5, 0.7], "dynamic": [0.4, 0.4], "event": "physics_material"},
+        }
+
+    bundle = load_bundle(make_bundle(tmp_path / "recorded", edit=recorded))
+    plant = sim2sim.Go2Plant(bundle)
+    assert plant.substeps == 3 and plant.model.opt.timestep == pytest.approx(0.005 / 3)
+    assert plant.model.opt.integrator == mujoco.mjtIntegrator.mjINT_EULER
+    assert plant.model.opt.cone == mujoco.mjtCone.mjCONE_ELLIPTIC
+    np.testing.assert_allclose(plant.model.geom_friction[:, 0], 0.6)  # the floor and every robot geom
+    # --substeps overrides the bundle's
+    assert sim2sim.Go2Plant(bundle, substeps=1).substeps == 1
+    with pytest.raises(ValueError, match="substeps must be a positive integer"):
+        sim2sim.Go2Plant(bundle, substeps=0)
+    # a bundle written before deploy.yaml recorded them: the Go2 tasks' Newton settings of that time
+    legacy = sim2sim.Go2Plant(load_bundle(make_bundle(tmp_path / "legacy")))
+    assert legacy.settings == sim2sim.UNRECORDED
 
 
 def test_sim2sim_fall_detection(tmp_path):
@@ -276,6 +312,13 @@ def test_sim2sim_errors_are_one_line(tmp_path):
         text=True,
     )
     assert result.returncode == 2 and "--commands: segment 'go:1:1'" in result.stderr
+    result = subprocess.run(
+        [sys.executable, "scripts/sim2sim.py", "--bundle", str(folder), "--substeps", "0"],
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert result.stderr.strip() == "error: --substeps must be a positive integer, got 0"
 
 
 def test_sim2sim_video_writes_a_gif_or_says_why_not(tmp_path):

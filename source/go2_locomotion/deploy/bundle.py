@@ -5,6 +5,11 @@ Imports numpy, onnxruntime and PyYAML only, so a robot-side computer can use it 
 Manifest layout (``format: go2_locomotion.deploy/1``); per-joint lists are in the policy's joint order
 (``joints.names``) unless the field name says ``sdk2``:
 
+- ``physics``: the engine that ran the environment (``backend``, ``engine``, ``manager``, ``config``), and what a
+  re-simulation of the robot needs: ``substeps`` per ``sim_dt``, the MuJoCo ``integrator`` and friction ``cone``
+  (null where the engine has no such setting), ``robot_friction`` (``static`` and ``dynamic`` ranges the robot's
+  material is drawn from, and the ``event`` that draws them; null without one). Bundles written before these
+  fields existed lack them; readers use their own defaults then;
 - ``timing``: ``policy_rate_hz``, ``policy_dt`` [s], ``sim_dt`` [s], ``decimation``;
 - ``joints``: ``names``, ``backend`` and ``backend_names`` (where the order came from), ``sdk2_names``,
   ``policy_to_sdk2`` (SDK2 motor index of each policy joint), ``sdk2_to_policy``, ``default_position`` [rad],
@@ -29,6 +34,8 @@ from typing import Any
 
 import numpy as np
 import yaml
+
+from ..dotted import MissingField, lookup
 
 FORMAT = "go2_locomotion.deploy/1"
 """Manifest format tag; a reader refuses other formats."""
@@ -112,12 +119,10 @@ class Bundle:
 
 
 def _field(manifest: dict, dotted: str, path: Path) -> Any:
-    value: Any = manifest
-    for i, key in enumerate(dotted.split(".")):
-        if not isinstance(value, dict) or key not in value:
-            raise BundleError(f"{path}: field '{'.'.join(dotted.split('.')[: i + 1])}' is missing")
-        value = value[key]
-    return value
+    try:
+        return lookup(manifest, dotted)
+    except MissingField as missing:
+        raise BundleError(f"{path}: {missing}") from None
 
 
 def _joint_array(manifest: dict, dotted: str, path: Path) -> np.ndarray:
@@ -169,6 +174,37 @@ def _check_timing(manifest: dict, path: Path) -> None:
             f"{path}: field 'timing.policy_dt' is {values['policy_dt']}, but sim_dt x decimation is "
             f"{values['sim_dt'] * values['decimation']}"
         )
+
+
+INTEGRATORS = ("euler", "rk4", "implicit", "implicitfast")
+"""MuJoCo integrators a manifest may name in ``physics.integrator``."""
+
+CONES = ("pyramidal", "elliptic")
+"""MuJoCo friction cones a manifest may name in ``physics.cone``."""
+
+
+def _check_physics(manifest: dict, path: Path) -> None:
+    """The optional re-simulation fields of ``physics``, where present and not null."""
+    physics = manifest.get("physics") or {}
+    substeps = physics.get("substeps")
+    if substeps is not None and (isinstance(substeps, bool) or not isinstance(substeps, int) or substeps < 1):
+        raise BundleError(f"{path}: field 'physics.substeps' must be a positive integer, got {substeps!r}")
+    for key, accepted in (("integrator", INTEGRATORS), ("cone", CONES)):
+        value = physics.get(key)
+        if value is not None and str(value).lower() not in accepted:
+            raise BundleError(f"{path}: field 'physics.{key}' is {value!r}; accepted: {', '.join(accepted)}")
+    friction = physics.get("robot_friction")
+    for kind in ("static", "dynamic") if friction is not None else ():
+        values = _field(manifest, f"physics.robot_friction.{kind}", path)
+        if not (
+            isinstance(values, list)
+            and len(values) == 2
+            and all(isinstance(v, int | float) and not isinstance(v, bool) and v >= 0 for v in values)
+        ):
+            raise BundleError(
+                f"{path}: field 'physics.robot_friction.{kind}' must be a [low, high] range of coefficients >= 0, "
+                f"got {values!r}"
+            )
 
 
 def _check_observation(manifest: dict, path: Path) -> int:
@@ -260,6 +296,7 @@ def load_bundle(directory: Path | str) -> Bundle:
     if not policy_path.is_file():
         raise FileNotFoundError(f"{policy_path}: policy file named by field 'policy.file' of {path} not found")
     _check_timing(manifest, path)
+    _check_physics(manifest, path)
     policy_to_sdk2, sdk2_to_policy = _check_joints(manifest, path)
     per_joint = ("joints.default_position", "joints.default_velocity", "actuators.kp", "actuators.kd")
     for dotted in (*per_joint, "action.scale", "action.offset"):

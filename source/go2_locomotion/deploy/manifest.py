@@ -287,6 +287,38 @@ def _policy(onnx_path: Path) -> dict[str, Any]:
     }
 
 
+def _robot_friction(env, asset_name: str) -> dict[str, Any] | None:
+    """The friction coefficient ranges the robot's material is drawn from (Isaac Lab's
+    ``randomize_rigid_body_material`` event on the robot), or ``None`` when no such event runs."""
+    manager = env.event_manager
+    for name in (name for names in manager.active_terms.values() for name in names):
+        term_cfg = manager.get_term_cfg(name)
+        asset_cfg = term_cfg.params.get("asset_cfg")
+        if term_cfg.func.__name__ == "randomize_rigid_body_material" and getattr(asset_cfg, "name", None) == asset_name:
+            return {
+                "static": _numbers(term_cfg.params["static_friction_range"]),
+                "dynamic": _numbers(term_cfg.params["dynamic_friction_range"]),
+                "event": name,
+            }
+    return None
+
+
+def _physics(env, asset_name: str) -> dict[str, Any]:
+    """:func:`~go2_locomotion.envs.physics_record` and what re-simulating the robot needs from the resolved
+    physics config: ``substeps`` per ``sim_dt``, the MuJoCo ``integrator`` and friction ``cone`` (``None`` where
+    the engine has no such setting, e.g. PhysX), and the robot's friction (:func:`_robot_friction`)."""
+    physics = env.cfg.sim.physics
+    solver = getattr(physics, "solver_cfg", None)
+    substeps = getattr(physics, "num_substeps", None)
+    return {
+        **physics_record(env),
+        "substeps": None if substeps is None else int(substeps),
+        "integrator": getattr(solver, "integrator", None),
+        "cone": getattr(solver, "cone", None),
+        "robot_friction": _robot_friction(env, asset_name),
+    }
+
+
 def build_manifest(env, runner, agent_cfg, *, onnx_path: Path, task: str, checkpoint: str | None) -> dict[str, Any]:
     """The manifest of a policy exported to ``onnx_path``, read from ``env`` (the unwrapped
     ``ManagerBasedRLEnv``), the RSL-RL ``runner`` and its ``agent_cfg``.
@@ -294,9 +326,9 @@ def build_manifest(env, runner, agent_cfg, *, onnx_path: Path, task: str, checkp
     Raises:
         ExportError: The environment uses a term the bundle cannot describe.
     """
-    robot = env.scene[env.action_manager.get_term(ACTION_TERM).cfg.asset_name]
     action_term = env.action_manager.get_term(ACTION_TERM)
-    physics = physics_record(env)
+    robot = env.scene[action_term.cfg.asset_name]
+    physics = _physics(env, action_term.cfg.asset_name)
     return {
         "format": FORMAT,
         "written_by": package_versions("go2_locomotion", "isaaclab", "rsl-rl-lib"),

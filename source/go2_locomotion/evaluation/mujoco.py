@@ -15,7 +15,7 @@ import numpy as np
 
 from ..deploy.bundle import Bundle, load_bundle
 from ..deploy.controller import ReferenceController, projected_gravity_from_quat
-from ..deploy.sim2sim import FLOOR_FRICTION, Go2Plant
+from ..deploy.sim2sim import Go2Plant
 from ..versions import package_versions
 from . import report as reports
 from .grid import GridCommand, default_grid
@@ -34,9 +34,10 @@ def run_grid(
     *,
     duration_s: float,
     settle_s: float,
-    substeps: int = 2,
+    substeps: int | None = None,
 ) -> dict:
-    """Evaluate the bundle on ``grid`` (default: :func:`bundle_grid`); returns the report (:mod:`.report`)."""
+    """Evaluate the bundle on ``grid`` (default: :func:`bundle_grid`); returns the report (:mod:`.report`).
+    ``substeps`` (MuJoCo steps per physics step) defaults to the bundle's ``physics.substeps``."""
     bundle = bundle if isinstance(bundle, Bundle) else load_bundle(bundle)
     grid = grid or bundle_grid(bundle)
     plants = [Go2Plant(bundle, substeps) for _ in grid]
@@ -64,8 +65,10 @@ def run_grid(
         "robots_per_command": 1,
         "seed": None,
         "mujoco_timestep_s": float(plants[0].model.opt.timestep),
-        "substeps": substeps,
-        "floor_friction": FLOOR_FRICTION,
+        "substeps": plants[0].settings.substeps,
+        "integrator": plants[0].settings.integrator,
+        "cone": plants[0].settings.cone,
+        "floor_friction": plants[0].settings.friction,
         "mdp": "deploy bundle + reference controller, PD and DC-motor limits at the physics rate, fixed commands",
     }
     source = {
