@@ -1,6 +1,9 @@
-"""Build a registered Go2 task's environment in this process, the way Isaac Lab 3.0's own CLI does.
+"""Build a registered Go2 task's environment in this process, the way Isaac Lab 3.0's own CLI does
+(:func:`make_env`), and describe the physics that runs an environment (:func:`physics_record`).
 
-Used by the tests and the benchmark; the training and playback scripts go through Isaac Lab's RL entrypoints.
+:func:`make_env` is used by the simulator tests. The training, playback and evaluation scripts go through Isaac
+Lab's RL entrypoints, and the benchmark runs Isaac Lab's own ``isaaclab benchmark`` command in subprocesses;
+:func:`physics_record` goes into run summaries, evaluation reports and deploy manifests.
 """
 
 from __future__ import annotations
