@@ -4,6 +4,8 @@ Each -Play id is its training task's config with :meth:`~Go2RoughEnvCfg.play_mod
 Isaac Lab 3.0's play and export entrypoints apply to the training id, and shares the training agent config.
 """
 
+import functools
+
 from .flat_env_cfg import Go2FlatEnvCfg
 from .registry import register_tasks
 from .velocity_env_cfg import Go2RoughEnvCfg
@@ -20,18 +22,18 @@ TASKS = {
 """The registered task ids."""
 
 
-def go2_rough_play_env_cfg() -> Go2RoughEnvCfg:
-    """Go2-Rough-Play: the Go2-Rough config in play mode."""
-    cfg = Go2RoughEnvCfg()
+def play_env_cfg(env_cfg_class: type[Go2RoughEnvCfg]) -> Go2RoughEnvCfg:
+    """A training task's config in play mode: what its -Play id loads."""
+    cfg = env_cfg_class()
     cfg.play_mode()
     return cfg
 
 
-def go2_flat_play_env_cfg() -> Go2FlatEnvCfg:
-    """Go2-Flat-Play: the Go2-Flat config in play mode."""
-    cfg = Go2FlatEnvCfg()
-    cfg.play_mode()
-    return cfg
+go2_rough_play_env_cfg = functools.partial(play_env_cfg, Go2RoughEnvCfg)
+"""Go2-Rough-Play's config entry point."""
+
+go2_flat_play_env_cfg = functools.partial(play_env_cfg, Go2FlatEnvCfg)
+"""Go2-Flat-Play's config entry point."""
 
 
 register_tasks(TASKS)
