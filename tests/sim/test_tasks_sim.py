@@ -1,12 +1,15 @@
 """Each task built on the real simulator (Newton / MuJoCo-Warp, and PhysX through OvPhysX, on the CPU) with a few
 environments."""
 
+import math
+
 import pytest
 import torch
 from network_guard import no_network
 
 from go2_locomotion.assets import go2_description
 from go2_locomotion.envs import make_env
+from go2_locomotion.training.preflight import config_observation_term_widths
 
 NUM_ENVS = 4
 WIDTH = {"Go2-Rough": 235, "Go2-Flat": 50, "Go2-Rough-Play": 235, "Go2-Flat-Play": 50}
@@ -26,6 +29,16 @@ def test_random_actions(task, physics):
     with no_network() as attempts, make_env(task, num_envs=NUM_ENVS, overrides=overrides) as env:
         obs, _ = env.reset(seed=0)
         assert obs["policy"].shape == (NUM_ENVS, WIDTH[task])
+        # every term's width as the preflight check derives it from the config (no simulator) is the live one
+        manager = env.unwrapped.observation_manager
+        live = {
+            group: {
+                term: math.prod(dims)
+                for term, dims in zip(manager.active_terms[group], manager.group_obs_term_dim[group], strict=True)
+            }
+            for group in manager.active_terms
+        }
+        assert live == config_observation_term_widths(env.unwrapped.cfg)
         assert env.action_space.shape == (NUM_ENVS, 12)
         timeouts = torch.zeros(NUM_ENVS, dtype=torch.long)
         generator = torch.Generator().manual_seed(0)

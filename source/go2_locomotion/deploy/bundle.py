@@ -54,29 +54,46 @@ description (numpy, onnxruntime and PyYAML only); a test ties these names to the
 NUM_JOINTS = len(SDK2_JOINT_ORDER)
 """Actuated joints of the Go2."""
 
-OBSERVATION_INPUTS: dict[str, tuple[str, str]] = {
-    "base_lin_vel": ("base_lin_vel", "velocity of the trunk's centre of mass, in the trunk frame [m/s], [3]"),
-    "base_ang_vel": ("base_ang_vel", "trunk angular velocity in the trunk frame (IMU gyroscope) [rad/s], [3]"),
+OBSERVATION_INPUTS: dict[str, tuple[str, str, int | None]] = {
+    "base_lin_vel": ("base_lin_vel", "velocity of the trunk's centre of mass, in the trunk frame [m/s], [3]", 3),
+    "base_ang_vel": ("base_ang_vel", "trunk angular velocity in the trunk frame (IMU gyroscope) [rad/s], [3]", 3),
     "projected_gravity": (
         "projected_gravity",
         "unit gravity vector in the trunk frame, (0, 0, -1) when level; from the IMU quaternion, [3]",
+        3,
     ),
-    "generated_commands": ("command", "velocity command: lin x [m/s], lin y [m/s], yaw rate [rad/s], [3]"),
-    "joint_pos_rel": ("joint_pos", "joint positions minus joints.default_position [rad], [12] policy order"),
-    "joint_vel_rel": ("joint_vel", "joint velocities minus joints.default_velocity [rad/s], [12] policy order"),
-    "last_action": ("last_action", "previous raw policy output (after policy_output_clip), [12] policy order"),
+    "generated_commands": ("command", "velocity command: lin x [m/s], lin y [m/s], yaw rate [rad/s], [3]", 3),
+    "joint_pos_rel": (
+        "joint_pos",
+        "joint positions minus joints.default_position [rad], [12] policy order",
+        NUM_JOINTS,
+    ),
+    "joint_vel_rel": (
+        "joint_vel",
+        "joint velocities minus joints.default_velocity [rad/s], [12] policy order",
+        NUM_JOINTS,
+    ),
+    "last_action": (
+        "last_action",
+        "previous raw policy output (after policy_output_clip), [12] policy order",
+        NUM_JOINTS,
+    ),
     "gait_phase": (
         "gait_phase",
         "trot clock [sin, cos] of 2 pi x f, f = (policy steps since start mod n) / n, n = params.period / "
         "timing.policy_dt steps per gait cycle, [2]",
+        2,
     ),
     "height_scan": (
         "height_scan",
         "scanner height above the ground at each scan point minus params.offset [m]; points in params.points_xy "
         "(trunk position, yaw-aligned frame); scanner = trunk origin + params.sensor_offset_z",
+        None,
     ),
 }
-"""Observation functions the reference controller can rebuild: function name -> (state input, meaning)."""
+"""Observation functions the reference controller can rebuild: function name -> (state input, meaning, width).
+The width is the term's output width as the controller rebuilds it (``None``: set by the term's parameters,
+one height per scan point); the preflight check sizes the training rollout with the same figures."""
 
 
 class BundleError(ValueError):
@@ -223,6 +240,12 @@ def _check_observation(manifest: dict, path: Path) -> int:
             )
         if term["start"] != start:
             raise BundleError(f"{path}: field '{where}.start' is {term['start']}, expected {start}")
+        expected = OBSERVATION_INPUTS[term["function"]][2]
+        if expected is not None and term["width"] != expected:
+            raise BundleError(
+                f"{path}: field '{where}.width' is {term['width']}, but the reference controller builds "
+                f"{expected} values for {term['function']}"
+            )
         start += term["width"]
     if start != width:
         raise BundleError(f"{path}: field 'observation.width' is {width}, but the terms add up to {start}")

@@ -206,10 +206,9 @@ class RolloutGeometry:
         self.dropped = self.transitions % self.mini_batches
         self.optimizer_steps = self.mini_batches * self.epochs
         self.global_transitions = self.world_size * self.transitions
-        # float32 observations [T, N, O] per group, actions, action mean and std [T, N, A]; rewards, values,
-        # log-probs, returns, advantages [T, N, 1]; dones [T, N, 1] as uint8
-        per_transition = 4 * sum(self.observation_widths.values()) + 3 * 4 * self.action_width + 5 * 4 + 1
-        self.storage_bytes = self.transitions * per_transition
+        self.storage_bytes = rollout_storage_bytes(
+            self.num_envs, self.steps_per_env, self.observation_widths, self.action_width
+        )
 
     def warnings(self) -> list[str]:
         """Settings that work but waste something."""
@@ -238,44 +237,89 @@ class RolloutGeometry:
         return asdict(self)
 
 
-def config_observation_widths(env_cfg) -> dict[str, int | None]:
-    """Observation width of each group computed from the config alone (no simulator), for the Go2's terms.
+def config_observation_term_widths(env_cfg) -> dict[str, dict[str, int | None]]:
+    """Width of each observation term, per group, from the config alone (no simulator): the width the deploy
+    controller rebuilds for the term's function (:data:`~go2_locomotion.deploy.bundle.OBSERVATION_INPUTS`), and
+    for a height scan the number of rays Isaac Lab's own pattern function casts for the sensor's pattern.
 
-    A group holding a term this function does not know gets ``None``; the live widths are read from the
-    environment once it exists.
+    A term whose function the deploy side does not know gets ``None``; ``tests/sim/test_tasks_sim.py`` compares
+    these widths with the ones the live observation manager reports.
     """
-    from go2_locomotion.assets.go2_description import JOINT_NAMES
+    from ..deploy.bundle import OBSERVATION_INPUTS
 
-    joints = len(JOINT_NAMES)
-    fixed = {
-        "base_lin_vel": 3,
-        "base_ang_vel": 3,
-        "projected_gravity": 3,
-        "generated_commands": 3,
-        "joint_pos_rel": joints,
-        "joint_vel_rel": joints,
-        "last_action": joints,
-        "gait_phase": 2,
-    }
-    widths: dict[str, int | None] = {}
+    widths: dict[str, dict[str, int | None]] = {}
     for group_name, group in vars(env_cfg.observations).items():
         if group is None or group_name.startswith("_"):
             continue
-        total = 0
-        for term in vars(group).values():
+        terms: dict[str, int | None] = {}
+        for term_name, term in vars(group).items():
             func = getattr(term, "func", None)
-            name = getattr(func, "__name__", str(func).rsplit(":", 1)[-1])
             if func is None:
                 continue
-            if name in fixed:
-                total += fixed[name]
-            elif name == "height_scan":
+            name = getattr(func, "__name__", str(func).rsplit(":", 1)[-1])
+            width = OBSERVATION_INPUTS[name][2] if name in OBSERVATION_INPUTS else None
+            if name == "height_scan":
                 pattern = getattr(env_cfg.scene, term.params["sensor_cfg"].name).pattern_cfg
-                total += (round(pattern.size[0] / pattern.resolution) + 1) * (
-                    round(pattern.size[1] / pattern.resolution) + 1
-                )
-            else:
-                total = None
-                break
-        widths[group_name] = total
+                ray_starts, _ = pattern.func(pattern, "cpu")
+                width = int(ray_starts.shape[0])
+            terms[term_name] = width
+        widths[group_name] = terms
     return widths
+
+
+def config_observation_widths(env_cfg) -> dict[str, int | None]:
+    """Observation width of each group from the config alone (:func:`config_observation_term_widths` added up);
+    ``None`` for a group with a term of unknown width, whose live width is read once the environment exists."""
+    return {
+        group: None if None in terms.values() else sum(terms.values())
+        for group, terms in config_observation_term_widths(env_cfg).items()
+    }
+
+
+def rollout_storage_bytes(num_envs: int, steps_per_env: int, observation_widths: dict[str, int], actions: int) -> int:
+    """Bytes of RSL-RL's PPO rollout storage, measured on its own class: a ``RolloutStorage`` built on PyTorch's
+    ``meta`` device (shapes and dtypes, no memory), given one transition so that it allocates its distribution
+    parameters (RSL-RL's ``GaussianDistribution``, the Go2 agents': mean and std), then every tensor it holds
+    added up."""
+    import torch
+    from rsl_rl.modules.distribution import GaussianDistribution
+    from rsl_rl.storage import RolloutStorage
+    from tensordict import TensorDict
+
+    meta = torch.device("meta")
+
+    def zeros(*shape):
+        return torch.zeros(*shape, device=meta)
+
+    obs = TensorDict(
+        {name: zeros(num_envs, width) for name, width in observation_widths.items()}, batch_size=[num_envs]
+    )
+    storage = RolloutStorage("rl", num_envs, steps_per_env, obs, [actions], device=meta)
+    distribution = GaussianDistribution(actions).to(meta)
+    distribution.update(zeros(num_envs, actions))
+    transition = RolloutStorage.Transition()
+    transition.observations = obs
+    transition.actions, transition.values = zeros(num_envs, actions), zeros(num_envs, 1)
+    transition.rewards, transition.dones, transition.actions_log_prob = (
+        zeros(num_envs),
+        zeros(num_envs),
+        zeros(num_envs),
+    )
+    transition.distribution_params = distribution.params
+    storage.add_transition(transition)
+    return tensor_bytes(storage)
+
+
+def tensor_bytes(holder) -> int:
+    """Bytes of every tensor an object holds in its attributes: tensors, tuples or lists of tensors, TensorDicts."""
+    import torch
+    from tensordict import TensorDictBase
+
+    total = 0
+    for value in vars(holder).values():
+        if isinstance(value, TensorDictBase):
+            value = list(value.values(include_nested=True, leaves_only=True))
+        for item in value if isinstance(value, tuple | list) else (value,):
+            if isinstance(item, torch.Tensor):
+                total += item.nbytes
+    return total
