@@ -1,6 +1,8 @@
 """scripts/train.py and scripts/play.py on the CPU: runs, resume, export, and the errors users meet."""
 
 import json
+import math
+import re
 import shutil
 import subprocess
 import sys
@@ -11,10 +13,13 @@ import pytest
 import torch
 import yaml
 
+from go2_locomotion.compat import private_api
 from go2_locomotion.deploy import manifest as manifest_module
 from go2_locomotion.training import play as play_module
+from go2_locomotion.training import preflight
 from go2_locomotion.training import train as train_module
 from go2_locomotion.training.runner import Go2OnPolicyRunner
+from go2_locomotion.versions import package_versions
 
 ROOT = Path(__file__).parents[2]
 CPU = ["--num_envs", "8", "--device", "cpu", "--headless"]
@@ -54,8 +59,12 @@ def flat_run(workdir):
 
 @pytest.fixture(scope="module")
 def rough_run(workdir):
-    """scripts/train.py: Go2-Rough, 1 iteration, 8 envs (a 2 x 3 terrain grid to keep it quick)."""
-    result = run_script("train.py", "--task", "Go2-Rough", *CPU, "--max_iterations", "1", *SMALL_TERRAIN, cwd=workdir)
+    """scripts/train.py: Go2-Rough, 1 iteration, 8 envs (a 2 x 3 terrain grid to keep it quick), 0.2 s episodes so
+    that some end inside the iteration."""
+    short = "env.episode_length_s=0.2"
+    result = run_script(
+        "train.py", "--task", "Go2-Rough", *CPU, "--max_iterations", "1", *SMALL_TERRAIN, short, cwd=workdir
+    )
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-3000:]
     (run,) = runs(workdir, "go2_rough")
     return run
@@ -285,8 +294,8 @@ def _summary(run: Path) -> dict:
 def test_run_summary_after_a_one_iteration_run(rough_run):
     summary = _summary(rough_run)
     assert summary["task"] == "Go2-Rough" and summary["exit_status"] == "completed"
-    assert summary["versions"]["isaaclab"] == "3.0.0" and summary["versions"]["rsl-rl-lib"] == "5.5.1"
-    assert summary["versions"]["torch"].startswith("2.11")
+    assert summary["versions"] == package_versions("go2_locomotion", "isaaclab", "rsl-rl-lib", "torch")
+    assert None not in summary["versions"].values()
     assert summary["device"] == "cpu" and summary["world_size"] == 1
     assert summary["physics"]["backend"] == "newton" and summary["physics"]["config"] == "NewtonCfg"
     assert summary["num_envs_per_rank"] == summary["num_envs_global"] == 8
@@ -298,8 +307,11 @@ def test_run_summary_after_a_one_iteration_run(rough_run):
     assert summary["throughput_env_steps_per_s"] == pytest.approx(8 * 24 / busy)
     assert summary["checkpoints"] == [str(rough_run / "model_0.pt")]
     assert summary["geometry"]["observation_widths"] == {"policy": 235}
-    assert summary["last_mean_episode_length"] is None or summary["last_mean_episode_length"] > 0
-    assert summary["package_commit"] is None or len(summary["package_commit"].split("+")[0]) == 40
+    # the run's 0.2 s episodes (10 policy steps) end inside its 24-step iteration, so the episode figures exist
+    assert 0 < summary["last_mean_episode_length"] <= 10
+    assert math.isfinite(summary["last_mean_reward"])
+    # the tests run from the git checkout
+    assert re.fullmatch(r"[0-9a-f]{40}(\+dirty)?", summary["package_commit"]), summary["package_commit"]
 
 
 def test_check_reports_without_starting_the_simulator(workdir, capsys, monkeypatch):
@@ -338,18 +350,7 @@ def test_storage_figure_equals_rsl_rl_allocation(workdir, monkeypatch):
 
     def spy(runner, *args, **kwargs):
         status = real_learn(runner, *args, **kwargs)
-        storage = runner.alg.storage
-        tensors = [
-            storage.actions,
-            storage.rewards,
-            storage.dones,
-            storage.values,
-            storage.actions_log_prob,
-            storage.returns,
-            storage.advantages,
-            *storage.distribution_params,
-        ]
-        seen["bytes"] = sum(t.nbytes for t in tensors) + sum(t.nbytes for t in storage.observations.values())
+        seen["bytes"] = preflight.tensor_bytes(private_api.rollout_storage(runner))
         return status
 
     monkeypatch.setattr(Go2OnPolicyRunner, "learn", spy)

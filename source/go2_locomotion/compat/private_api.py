@@ -34,7 +34,8 @@ def check_rsl_rl() -> None:
     - ``OnPolicyRunner.learn`` calling ``self.logger.log(it=, collect_time=, learn_time=, ...)`` by keyword once per
       iteration (the iteration hook);
     - ``Logger(log_dir, cfg, env_cfg, num_envs, is_distributed, gpu_world_size, gpu_global_rank, device)`` and its
-      ``disable_logs``, ``writer`` and ``init_logging_writer`` (rank-0 writing, TensorBoard resume);
+      ``disable_logs``, ``writer`` and ``init_logging_writer`` (rank-0 writing, TensorBoard resume), ``rewbuffer``
+      and ``lenbuffer`` (the latest episodes' returns and lengths, for the run summary);
     - ``OnPolicyRunner.gpu_global_rank`` / ``gpu_world_size`` / ``is_distributed``.
     """
     from rsl_rl.runners import OnPolicyRunner
@@ -57,7 +58,7 @@ def check_rsl_rl() -> None:
     for name in ("it", "collect_time", "learn_time"):
         _require(name in log_parameters, f"Logger.log parameter {name!r}", dist)
     logger_source = inspect.getsource(Logger)
-    for name in ("self.disable_logs", "self.writer", "def init_logging_writer"):
+    for name in ("self.disable_logs", "self.writer", "def init_logging_writer", "self.rewbuffer", "self.lenbuffer"):
         _require(name in logger_source, f"Logger {name.removeprefix('self.').removeprefix('def ')}", dist)
 
 
@@ -120,3 +121,9 @@ def observation_normalizer(policy):
 def viser_server(viewer):
     """The ``viser.ViserServer`` of a newton viser viewer (``ViewerViser._server``; viser's own API from there)."""
     return _attribute(viewer, "_server", type(viewer).__name__, "newton")
+
+
+def rollout_storage(runner):
+    """The PPO rollout storage of an on-policy runner (``OnPolicyRunner.alg.storage``, a ``RolloutStorage``)."""
+    algorithm = _attribute(runner, "alg", type(runner).__name__, "rsl-rl-lib")
+    return _attribute(algorithm, "storage", type(algorithm).__name__, "rsl-rl-lib")

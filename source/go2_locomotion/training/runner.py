@@ -9,6 +9,7 @@ What it adds, each as a method of the subclass (no library method is replaced at
   kill during a save never leaves a truncated ``model_<it>.pt``.
 - Several ranks on CPUs (``torchrun ... --device cpu --distributed``): the process group uses ``gloo`` and every
   rank pins its torch threads to its share of the node's cores. On GPUs RSL-RL's own ``nccl`` set-up runs.
+- ``recent_episodes``: the mean return and length of the latest finished episodes (for ``run_summary.json``).
 - TensorBoard continues a resumed run in the same folder: events at or after the resumed iteration, left by an
   attempt that was killed after its last checkpoint, are purged, so the curve stays continuous.
 """
@@ -124,6 +125,14 @@ class Go2OnPolicyRunner(OnPolicyRunner):
     def request_stop(self, signum: int = signal.SIGINT) -> None:
         """Stop after the current iteration (all ranks at the same one) and save its checkpoint."""
         self._stop_signal = signum
+
+    def recent_episodes(self) -> tuple[float, float] | None:
+        """Mean return and mean length [steps] of the episodes RSL-RL's logger last collected (its window of the
+        latest 100 finished ones, as in the console and TensorBoard), or ``None`` before any episode finished."""
+        rewards, lengths = self.logger.rewbuffer, self.logger.lenbuffer
+        if not rewards:
+            return None
+        return float(sum(rewards) / len(rewards)), float(sum(lengths) / len(lengths))
 
     def resume(self, path, checkpoint: dict, *, same_folder: bool) -> int:
         """Load ``checkpoint`` (read from ``path``) and continue at the iteration after the one it holds (RSL-RL

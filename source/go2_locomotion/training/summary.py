@@ -69,16 +69,16 @@ class RunRecorder:
     """The summary already in the run folder, when this attempt continues the run there."""
 
     def on_iteration(self, runner, it: int, collect_time: float, learn_time: float) -> None:
-        """Record one finished iteration (called after RSL-RL logged it)."""
+        """Record one finished iteration (a :class:`~.runner.Go2OnPolicyRunner` iteration callback, called after
+        RSL-RL logged it)."""
         if self.first_iteration is None:
             self.first_iteration = it
         self.last_iteration = it
         self.collection_times.append(collect_time)
         self.learning_times.append(learn_time)
-        logger = runner.logger
-        if logger.rewbuffer:
-            self.last_mean_reward = float(sum(logger.rewbuffer) / len(logger.rewbuffer))
-            self.last_mean_episode_length = float(sum(logger.lenbuffer) / len(logger.lenbuffer))
+        episodes = runner.recent_episodes()
+        if episodes is not None:
+            self.last_mean_reward, self.last_mean_episode_length = episodes
 
     def attempt(self, status: str) -> dict:
         """This attempt alone."""
