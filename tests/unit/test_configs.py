@@ -1,121 +1,236 @@
-"""Figures of the task and agent configurations, as promised to users."""
+"""Properties of every registered task's configuration (mjlab's style): what must hold whatever the tuning, so a
+change of a weight or a gain passes and a change that breaks the MDP's promises fails.
 
+- timing: the policy step is whole physics steps, rendering follows it, episodes are whole policy steps;
+- play mode (the -Play ids, and ``play_mode()`` on every training config): no observation noise, no pushes, few
+  robots, command arrows; the training configs keep their noise and pushes;
+- Go2-Flat differs from Go2-Rough only in the fields ``flat_env_cfg.py`` documents;
+- every reward term's weight sign matches its kind: penalties negative, rewards positive;
+- the policy observation is one the deploy controller rebuilds, term by term at the widths the config implies;
+- the merged task + agent configs pass preflight, and the rollout drops no transition;
+- nothing the scene loads needs a download; the physics presets keep the MDP.
+"""
+
+import math
+
+import gymnasium as gym
+import numpy as np
 import pytest
+from deploy_fixtures import make_bundle
 
-from go2_locomotion.agents.rsl_rl_ppo_cfg import Go2FlatPPORunnerCfg, Go2RoughPPORunnerCfg
-from go2_locomotion.assets import go2, go2_usd
-from go2_locomotion.tasks import go2_flat_play_env_cfg, go2_rough_play_env_cfg
+import go2_locomotion.tasks  # noqa: F401  (registers the tasks)
+from go2_locomotion.assets import go2_description, go2_usd
+from go2_locomotion.deploy.bundle import OBSERVATION_INPUTS
+from go2_locomotion.deploy.controller import ReferenceController, RobotState
+from go2_locomotion.tasks import TASKS, play_env_cfg
 from go2_locomotion.tasks.flat_env_cfg import Go2FlatEnvCfg
-from go2_locomotion.tasks.velocity_env_cfg import Go2RoughEnvCfg
+from go2_locomotion.tasks.velocity_env_cfg import CPU_RECIPE_NUM_ENVS, Go2RoughEnvCfg
+from go2_locomotion.training.preflight import (
+    RolloutGeometry,
+    config_observation_term_widths,
+    config_observation_widths,
+    validate,
+)
 
-# width of each proprioceptive term, in the order the observation concatenates them
-PROPRIO = {
-    "base_lin_vel": 3,
-    "base_ang_vel": 3,
-    "projected_gravity": 3,
-    "velocity_commands": 3,
-    "joint_pos": 12,
-    "joint_vel": 12,
-    "actions": 12,
-}
+TRAINING_TASKS = [task for task in TASKS if not task.endswith("-Play")]
+PLAY_TASKS = [task for task in TASKS if task.endswith("-Play")]
 
+PUSHES = {"push_by_setting_velocity", "apply_external_force_torque"}
+"""Event functions that push the robot: playback runs without them."""
 
-def _active_terms(group):
-    return [name for name, term in group.to_dict().items() if isinstance(term, dict) and term.get("func")]
+PENALTY_FUNCTIONS = {"is_terminated", "undesired_contacts", "joint_pos_limits", "joint_vel_limits"}
+"""Penalty terms whose function name does not end in ``_l1`` / ``_l2``."""
 
+REWARD_FUNCTIONS = {"feet_air_time", "trot_swing", "is_alive"}
+"""Rewarded terms whose function name does not start with ``track_``."""
 
-def test_timing():
-    for cfg in (Go2RoughEnvCfg(), Go2FlatEnvCfg()):
-        assert cfg.decimation == 4
-        assert cfg.sim.dt == 0.005
-        assert cfg.sim.dt * cfg.decimation == pytest.approx(0.02)  # 50 Hz policy
-        assert cfg.episode_length_s == 20.0
-        assert cfg.scene.num_envs == 4096
+FLAT_CHANGES = (
+    # flat_env_cfg.py, Go2FlatEnvCfg.__post_init__, in its order
+    "sim.physics.newton_mjwarp.solver_cfg.njmax",
+    "sim.physics.newton_mjwarp.solver_cfg.nconmax",
+    "sim.physics.default.solver_cfg.njmax",
+    "sim.physics.default.solver_cfg.nconmax",
+    "scene.terrain.terrain_type",
+    "scene.terrain.usd_path",
+    "scene.terrain.terrain_generator",
+    "scene.terrain.visual_material",
+    "scene.height_scanner",
+    "observations.policy.height_scan",
+    "curriculum.terrain_levels",
+    "rewards.base_height_l2.params.sensor_cfg",
+    "rewards.flat_orientation_l2",
+    "observations.policy.gait_phase",
+    "rewards.feet_air_time",
+    "commands.base_velocity.rel_standing_envs",
+    "rewards.trot",
+)
+"""What Go2-Flat changes in Go2-Rough (the README's task table and ``flat_env_cfg.py`` say why)."""
 
-
-def test_observation_layout():
-    rough, flat = Go2RoughEnvCfg(), Go2FlatEnvCfg()
-    assert _active_terms(flat.observations.policy) == [*PROPRIO, "gait_phase"]
-    assert _active_terms(rough.observations.policy) == [*PROPRIO, "height_scan"]
-    pattern = rough.scene.height_scanner.pattern_cfg
-    rays = (round(pattern.size[0] / pattern.resolution) + 1) * (round(pattern.size[1] / pattern.resolution) + 1)
-    assert rays == 17 * 11
-    assert sum(PROPRIO.values()) == 48  # + the trot clock's sin, cos on flat ground: 50
-    assert sum(PROPRIO.values()) + rays == 235
-    assert rough.observations.policy.height_scan.clip == (-1.0, 1.0)
-    for cfg in (rough, flat):
-        assert cfg.observations.policy.enable_corruption
-        assert cfg.observations.policy.concatenate_terms
-
-
-def test_actions_and_robot():
-    cfg = Go2RoughEnvCfg()
-    assert cfg.actions.joint_pos.scale == 0.25
-    assert cfg.actions.joint_pos.use_default_offset
-    robot = cfg.scene.robot
-    assert robot.init_state.pos[2] == 0.4
-    assert robot.init_state.joint_pos == {
-        ".*L_hip_joint": 0.1,
-        ".*R_hip_joint": -0.1,
-        "F[L,R]_thigh_joint": 0.8,
-        "R[L,R]_thigh_joint": 1.0,
-        ".*_calf_joint": -1.5,
-    }
-    legs = robot.actuators["legs"]
-    assert (legs.stiffness, legs.damping) == (25.0, 0.5)
-    assert legs.actuator_effort_limit == {".*_hip_joint": 23.7, ".*_thigh_joint": 23.7, ".*_calf_joint": 45.43}
-    assert legs.actuator_velocity_limit == 30.0
-    # one public joint order on every backend, leg by leg (Newton's native order; PhysX would go joint type first)
-    legs_first = [f"{leg}_{part}_joint" for leg in ("FL", "FR", "RL", "RR") for part in ("hip", "thigh", "calf")]
-    assert list(robot.joint_ordering) == legs_first
-    assert list(Go2FlatEnvCfg().scene.robot.joint_ordering) == legs_first
+FLAT_AGENT_CHANGES = ("max_iterations", "experiment_name", "actor.hidden_dims", "critic.hidden_dims")
+"""What the Go2-Flat agent changes in the Go2-Rough agent."""
 
 
-def test_rewards():
-    rough, flat = Go2RoughEnvCfg().rewards, Go2FlatEnvCfg().rewards
-    shared = {
-        "track_lin_vel_xy_exp": 1.5,
-        "track_ang_vel_z_exp": 0.75,
-        "lin_vel_z_l2": -2.0,
-        "ang_vel_xy_l2": -0.05,
-        "dof_torques_l2": -2.0e-4,
-        "dof_acc_l2": -2.5e-7,
-    }
-    for rewards in (rough, flat):
-        for name, weight in shared.items():
-            assert getattr(rewards, name).weight == weight, name
-        assert rewards.base_height_l2.params["target_height"] == go2.STANDING_BASE_HEIGHT
-    assert rough.feet_air_time.params["sensor_cfg"].body_names == ".*_foot"
-    assert rough.feet_air_time.weight == 0.01
-    # flat ground trades Isaac Lab's air-time term (it pays only for steps over 0.5 s) for the trot clock's
-    assert flat.feet_air_time is None and rough.trot is None
-    assert flat.trot.params["sensor_cfg"].body_names == ["FL_foot", "FR_foot", "RL_foot", "RR_foot"]
-    # diagonal pairs in step, the pairs half a cycle apart
-    assert flat.trot.params["swing_offsets"] == (0.0, 0.5, 0.5, 0.0)
-    # a fall costs -200 x 0.02 s = -4 (only falls: is_terminated excludes time-outs)
-    for rewards in (rough, flat):
-        assert rewards.termination_penalty.weight == -200.0
-        assert rewards.termination_penalty.func.__name__ == "is_terminated"
-    assert rough.flat_orientation_l2 is None
-    assert flat.flat_orientation_l2.weight == -2.5
-    # rough measures trunk height above the scanned ground, flat above the plane
-    assert rough.base_height_l2.params["sensor_cfg"].name == "height_scanner"
-    assert flat.base_height_l2.params["sensor_cfg"] is None
+def _env_cfg(task: str):
+    from isaaclab_tasks.utils.parse_cfg import load_cfg_from_registry
+
+    return load_cfg_from_registry(task, "env_cfg_entry_point")
 
 
-def test_flat_drops_terrain_machinery():
-    rough, flat = Go2RoughEnvCfg(), Go2FlatEnvCfg()
-    assert rough.scene.terrain.terrain_type == "generator"
-    assert rough.curriculum.terrain_levels is not None
-    sub = rough.scene.terrain.terrain_generator.sub_terrains
-    assert sub["boxes"].grid_height_range == (0.025, 0.1)
-    assert (sub["random_rough"].noise_range, sub["random_rough"].noise_step) == ((0.01, 0.06), 0.01)
-    assert sub["pyramid_stairs"].step_height_range == sub["pyramid_stairs_inv"].step_height_range == (0.025, 0.12)
-    assert flat.scene.terrain.terrain_type == "usd"
-    assert flat.scene.terrain.terrain_generator is None
-    assert flat.scene.height_scanner is None
-    assert flat.observations.policy.height_scan is None
-    assert flat.curriculum.terrain_levels is None
+def _agent_cfg(task: str):
+    from isaaclab_tasks.utils.parse_cfg import load_cfg_from_registry
+
+    return load_cfg_from_registry(task, "rsl_rl_cfg_entry_point")
+
+
+def _terms(manager_cfg) -> dict:
+    """The active terms of a manager config (or an observation group), by name: the fields holding a term."""
+    return {name: term for name, term in vars(manager_cfg).items() if hasattr(term, "func")}
+
+
+def _groups(cfg) -> dict:
+    """The observation groups, by name."""
+    return {name: group for name, group in vars(cfg.observations).items() if hasattr(group, "enable_corruption")}
+
+
+def _leaves(node, path=""):
+    """Every (dotted path, value) of a config dict, down to the leaves."""
+    if isinstance(node, dict) and node:
+        for key, value in node.items():
+            yield from _leaves(value, f"{path}.{key}" if path else key)
+    else:
+        yield path, node
+
+
+def _differences(a, b) -> set[str]:
+    left, right = dict(_leaves(a.to_dict())), dict(_leaves(b.to_dict()))
+    return {path for path in left.keys() | right.keys() if left.get(path, "<absent>") != right.get(path, "<absent>")}
+
+
+def _within(path: str, documented) -> bool:
+    return any(path == field or path.startswith(f"{field}.") for field in documented)
+
+
+def test_every_task_is_registered_with_both_entry_points():
+    for task in TASKS:
+        assert {"env_cfg_entry_point", "rsl_rl_cfg_entry_point"} <= set(gym.spec(task).kwargs), task
+    assert {f"{task}-Play" for task in TRAINING_TASKS} == set(PLAY_TASKS)
+
+
+@pytest.mark.parametrize("task", TASKS)
+def test_timing(task):
+    cfg = _env_cfg(task)
+    assert isinstance(cfg.decimation, int) and cfg.decimation >= 1
+    assert cfg.sim.render_interval == cfg.decimation  # one frame per policy step (docs/design.md)
+    policy_dt = cfg.sim.dt * cfg.decimation
+    steps = cfg.episode_length_s / policy_dt
+    assert steps == pytest.approx(round(steps)) and steps >= 1, "an episode is not a whole number of policy steps"
+    for term in _terms(cfg.commands).values():
+        low, high = term.resampling_time_range
+        assert 0 < low <= high
+
+
+@pytest.mark.parametrize("task", TRAINING_TASKS)
+def test_play_mode_disables_noise_and_pushes_and_leaves_training_alone(task):
+    training = _env_cfg(task)
+    for cfg in (_env_cfg(f"{task}-Play"), play_env_cfg(type(training))):
+        assert cfg.scene.num_envs <= 50
+        assert not any(group.enable_corruption for group in _groups(cfg).values())
+        pushes = [name for name, term in _terms(cfg.events).items() if term.func.__name__ in PUSHES]
+        assert pushes == [], f"play mode keeps pushes {pushes}"
+        assert all(term.debug_vis for term in _terms(cfg.commands).values())
+        # play mode changes playback settings only: rewards, actions, terminations and observations are training's
+        for section in ("rewards", "actions", "terminations"):
+            assert getattr(cfg, section).to_dict() == getattr(training, section).to_dict(), section
+        for name, group in _groups(cfg).items():
+            assert _terms(group).keys() == _terms(getattr(training.observations, name)).keys()
+    # the training config keeps its noise and pushes (play mode does not leak into it)
+    assert all(group.enable_corruption for group in _groups(training).values())
+    assert any(term.func.__name__ in PUSHES for term in _terms(training.events).values())
+    assert training.scene.num_envs > 50
+
+
+def test_flat_differs_from_rough_only_where_documented():
+    undocumented = sorted(p for p in _differences(Go2RoughEnvCfg(), Go2FlatEnvCfg()) if not _within(p, FLAT_CHANGES))
+    assert undocumented == [], "Go2-Flat changes fields flat_env_cfg.py does not document"
+    agents = _differences(_agent_cfg("Go2-Rough"), _agent_cfg("Go2-Flat"))
+    assert sorted(p for p in agents if not _within(p, FLAT_AGENT_CHANGES)) == []
+    # and each documented change is one (a stale entry in the list would hide nothing, but would mislead)
+    changed = _differences(Go2RoughEnvCfg(), Go2FlatEnvCfg())
+    assert [f for f in FLAT_CHANGES if not any(_within(p, (f,)) for p in changed)] == []
+
+
+def _kind(function_name: str) -> str:
+    if function_name.endswith(("_l1", "_l2")) or function_name in PENALTY_FUNCTIONS:
+        return "penalty"
+    if function_name.startswith("track_") or function_name in REWARD_FUNCTIONS:
+        return "reward"
+    raise AssertionError(f"reward function {function_name} is neither a known penalty nor a known reward: classify it")
+
+
+@pytest.mark.parametrize("task", TASKS)
+def test_reward_weight_signs_match_their_kind(task):
+    for name, term in _terms(_env_cfg(task).rewards).items():
+        kind = _kind(term.func.__name__)
+        assert (term.weight < 0) if kind == "penalty" else (term.weight > 0), f"{name}: a {kind} with {term.weight}"
+
+
+@pytest.mark.parametrize("task", TRAINING_TASKS)
+def test_policy_observation_is_what_the_deploy_controller_rebuilds(task, tmp_path):
+    """Every policy term's function is one the reference controller rebuilds, and a controller given a bundle of
+    this config's terms rebuilds each at the width the config implies (it refuses any other)."""
+    cfg = _env_cfg(task)
+    widths = config_observation_term_widths(cfg)["policy"]
+    terms, start, state = [], 0, {}
+    for name, term in _terms(cfg.observations.policy).items():
+        function = term.func.__name__
+        assert function in OBSERVATION_INPUTS, f"{name}: the deploy controller cannot rebuild {function}"
+        params = {}
+        if function == "gait_phase":
+            params = {"period": term.params["period"]}
+        if function == "height_scan":
+            params = {"offset": 0.5, "sensor_offset_z": 0.0, "points_xy": [[0.0, 0.0]] * widths[name]}
+            state["height_scan"] = np.zeros(widths[name])
+        terms.append({"name": name, "function": function, "start": start, "width": widths[name], "params": params})
+        start += widths[name]
+    assert start == config_observation_widths(cfg)["policy"]
+
+    def edit(manifest):
+        manifest["observation"].update(width=start, terms=terms)
+
+    controller = ReferenceController(make_bundle(tmp_path, edit=edit, weight=np.zeros((12, start))))
+    joints = len(go2_description.JOINT_NAMES)
+    robot = RobotState(np.zeros(joints), np.zeros(joints), np.zeros(3), np.array([0.0, 0.0, -1.0]), **state)
+    robot.base_lin_vel = np.zeros(3)
+    assert controller.observation(robot).shape == (start,)
+    assert controller.act(robot).joint_pos_target.shape == (joints,)
+
+
+@pytest.mark.parametrize("task", TRAINING_TASKS)
+@pytest.mark.parametrize("num_envs", [None, CPU_RECIPE_NUM_ENVS])
+def test_task_and_agent_pass_preflight_and_drop_no_transition(task, num_envs):
+    env, agent = _env_cfg(task), _agent_cfg(task)
+    env.sim.device = "cpu"
+    if num_envs is not None:
+        env.scene.num_envs = num_envs
+    assert validate(env, agent) == []
+    geometry = RolloutGeometry(
+        env.scene.num_envs,
+        agent.num_steps_per_env,
+        agent.algorithm.num_mini_batches,
+        agent.algorithm.num_learning_epochs,
+        config_observation_widths(env),
+        len(go2_description.JOINT_NAMES),
+    )
+    assert geometry.warnings() == []
+    # preflight's storage figure assumes RSL-RL's Gaussian policy
+    assert agent.actor.distribution_cfg.class_name == "GaussianDistribution"
+
+
+@pytest.mark.parametrize("task", TASKS)
+def test_joint_order_is_the_description_order(task):
+    robot = _env_cfg(task).scene.robot
+    assert list(robot.joint_ordering) == list(go2_description.JOINT_NAMES)
+    assert robot.init_state.pos[2] > 0
 
 
 def _file_fields(node, path=""):
@@ -130,59 +245,28 @@ def _file_fields(node, path=""):
                 yield from _file_fields(value, f"{path}.{key}")
 
 
-def test_scene_loads_only_local_files():
-    for cfg in (Go2RoughEnvCfg(), Go2FlatEnvCfg()):
-        files = dict(_file_fields(cfg.scene.to_dict(), "scene"))
-        assert files["scene.robot.spawn.usd_path"] == go2_usd.OFFLINE_USD  # resolved in the cache at spawn time
-        for field, value in files.items():
-            assert "://" not in value, f"{field} = {value} needs a download"
+@pytest.mark.parametrize("task", TASKS)
+def test_scene_loads_only_local_files(task):
+    files = dict(_file_fields(_env_cfg(task).scene.to_dict(), "scene"))
+    assert files["scene.robot.spawn.usd_path"] == go2_usd.OFFLINE_USD  # resolved in the cache at spawn time
+    for field, value in files.items():
+        assert "://" not in value, f"{field} = {value} needs a download"
 
 
-def test_play_mode():
-    for cfg in (go2_rough_play_env_cfg(), go2_flat_play_env_cfg()):
-        assert cfg.scene.num_envs == 50
-        assert not cfg.observations.policy.enable_corruption
-        assert cfg.events.push_robot is None
-        assert cfg.commands.base_velocity.debug_vis
-    terrain = go2_rough_play_env_cfg().scene.terrain
-    assert (terrain.terrain_generator.num_rows, terrain.terrain_generator.num_cols) == (5, 5)
-    # play mode must not leak into the training config
-    assert Go2RoughEnvCfg().scene.terrain.terrain_generator.num_rows == 10
-    assert Go2RoughEnvCfg().events.push_robot is not None
-
-
-def test_agents():
-    rough, flat = Go2RoughPPORunnerCfg(), Go2FlatPPORunnerCfg()
-    for agent in (rough, flat):
-        assert agent.num_steps_per_env == 24
-        alg = agent.algorithm
-        assert (alg.num_mini_batches, alg.num_learning_epochs) == (4, 5)
-        assert (alg.clip_param, alg.entropy_coef, alg.learning_rate, alg.desired_kl) == (0.2, 0.01, 1e-3, 0.01)
-        assert (alg.gamma, alg.lam, alg.max_grad_norm, alg.schedule) == (0.99, 0.95, 1.0, "adaptive")
-        assert alg.use_clipped_value_loss
-        assert agent.obs_groups == {"actor": ["policy"], "critic": ["policy"]}
-    assert rough.actor.hidden_dims == rough.critic.hidden_dims == [512, 256, 128]
-    assert flat.actor.hidden_dims == flat.critic.hidden_dims == [128, 128, 128]
-    assert (rough.max_iterations, flat.max_iterations) == (1500, 300)
-    # rollout geometry at the default 4096 environments
-    transitions = Go2RoughEnvCfg().scene.num_envs * rough.num_steps_per_env
-    assert transitions == 98_304
-    assert transitions // rough.algorithm.num_mini_batches == 24_576
-    assert rough.algorithm.num_mini_batches * rough.algorithm.num_learning_epochs == 20
-
-
-@pytest.mark.parametrize(("task", "njmax"), [("Go2-Flat", 65), ("Go2-Rough", 400)])
-def test_physics_presets_resolve_like_isaac_lab(task, njmax):
+@pytest.mark.parametrize("task", TASKS)
+def test_physics_presets_resolve_like_isaac_lab_and_keep_the_mdp(task):
     from isaaclab.physics import PhysxAutoCfg
     from isaaclab_newton.physics import NewtonCfg
     from isaaclab_tasks.utils import resolve_task_config
 
-    import go2_locomotion.tasks  # noqa: F401
-
     default, _ = resolve_task_config(task, None, overrides=[])
-    assert isinstance(default.sim.physics, NewtonCfg) and default.sim.physics.solver_cfg.njmax == njmax
-    physx, _ = resolve_task_config(task, None, overrides=["physics=physx"])
-    assert isinstance(physx.sim.physics, PhysxAutoCfg)
-    # the PhysX path keeps the same MDP
-    assert physx.rewards.to_dict() == default.rewards.to_dict()
-    assert physx.scene.robot.spawn.usd_path == default.scene.robot.spawn.usd_path
+    assert isinstance(default.sim.physics, NewtonCfg)
+    assert default.sim.physics.solver_cfg.njmax >= 1 and default.sim.physics.solver_cfg.nconmax >= 1
+    for selector in (["physics=physx"], ["presets=cpu"]):
+        physx, _ = resolve_task_config(task, None, overrides=selector)
+        assert isinstance(physx.sim.physics, PhysxAutoCfg)
+        # the PhysX path keeps the same MDP
+        for section in ("rewards", "observations", "actions", "events", "terminations", "commands"):
+            assert getattr(physx, section).to_dict() == getattr(default, section).to_dict(), (selector, section)
+        assert physx.scene.robot.spawn.usd_path == default.scene.robot.spawn.usd_path
+    assert math.isclose(default.sim.dt * default.decimation, physx.sim.dt * physx.decimation)
