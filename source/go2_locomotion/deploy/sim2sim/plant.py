@@ -54,7 +54,8 @@ def mujoco_settings(bundle: Bundle, substeps: int | None = None) -> MujocoSettin
         ValueError: ``substeps`` is not a positive integer.
     """
     physics = bundle.manifest.get("physics") or {}
-    substeps = physics.get("substeps") or UNRECORDED.substeps if substeps is None else substeps
+    if substeps is None:
+        substeps = physics.get("substeps") or UNRECORDED.substeps
     if isinstance(substeps, bool) or not isinstance(substeps, int) or substeps < 1:
         raise ValueError(f"substeps must be a positive integer, got {substeps}")
     static = (physics.get("robot_friction") or {}).get("static")
