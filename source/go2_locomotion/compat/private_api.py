@@ -127,3 +127,22 @@ def rollout_storage(runner):
     """The PPO rollout storage of an on-policy runner (``OnPolicyRunner.alg.storage``, a ``RolloutStorage``)."""
     algorithm = _attribute(runner, "alg", type(runner).__name__, "rsl-rl-lib")
     return _attribute(algorithm, "storage", type(algorithm).__name__, "rsl-rl-lib")
+
+
+def viser_plane_logger_calls_to_numpy(viewer_cls) -> bool:
+    """Whether Isaac Lab's viser viewer's ``_log_plane_instances`` calls ``self._to_numpy`` (the method newton
+    1.6.1's ``ViewerViser`` no longer has; :mod:`go2_locomotion.compat.viser_viewer`)."""
+    import inspect
+
+    method = _attribute(viewer_cls, "_log_plane_instances", viewer_cls.__name__, "isaaclab")
+    return "self._to_numpy(" in inspect.getsource(method)
+
+
+def has_to_numpy(viewer_cls) -> bool:
+    """Whether a viser viewer class has ``_to_numpy``."""
+    return hasattr(viewer_cls, "_to_numpy")
+
+
+def give_to_numpy(viewer, to_numpy) -> None:
+    """Give one viewer instance the ``_to_numpy`` its Isaac Lab code calls (its class is not modified)."""
+    viewer._to_numpy = to_numpy

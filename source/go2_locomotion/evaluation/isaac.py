@@ -102,7 +102,7 @@ def fixed_command_overrides(duration_s: float) -> list[str]:
 
 def _main(argv: list[str] | None) -> int:
     from ..training.cli import resolve_configs
-    from ..training.play import loaded_policy
+    from ..training.session import loaded_policy
     from ..training.task_ids import check_task, play_id
 
     args, overrides = parse_args(build_parser(), argv)

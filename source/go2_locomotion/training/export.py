@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ..errors import UsageError, exit_on_usage_error
 from .cli import make_parser, parse_args
-from .play import export_all, loaded_policy
+from .session import export_all, loaded_policy
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,8 +1,16 @@
-"""``scripts/play.py``: run a trained Go2 checkpoint deterministically and export it next to the checkpoint.
+"""``scripts/play.py``: run a trained Go2 checkpoint deterministically, watch and steer it, record it, and export
+it next to the checkpoint.
 
 ``--task`` may be a training id (``Go2-Flat``) or its play id (``Go2-Flat-Play``); both run the play MDP (the
 config's ``play_mode()``, as ``isaaclab play`` applies it). The checkpoint is checked (exists, loads, fits the
-task) before the simulator starts or anything is written.
+task), and the viewer choice (:func:`~go2_locomotion.playback.viewer.plan_viewers`), before the simulator starts
+or anything is written.
+
+Watching: ``--viz viser`` (a web page, kitless, CPU), ``--viz newton_gl`` (a window), ``--viz kit`` (Isaac Sim).
+Steering: the terminal keys of :mod:`go2_locomotion.playback.steering` with any viewer, and the "Go2 command"
+panel on the viser page; commands go through the task's command term. ``--record FILE.viser`` records the whole
+playback for the browser (``scripts/view_recording.py``); ``--video`` writes an MP4 from an off-screen Newton
+viewer. Playback whose viewer failed ends with exit code 1 and says why.
 
 Exports the deploy bundle, in ``<run>/exported/`` (``logs/pretrained/<policy>/exported/`` for
 ``--checkpoint pretrained``):
@@ -20,116 +28,120 @@ from __future__ import annotations
 import argparse
 import contextlib
 import time
-from pathlib import Path
+from collections.abc import Callable
 
-from .. import pretrained
-from ..errors import UsageError, exit_on_usage_error, usage_errors_exit
-from .checkpoints import check_compatible, log_root, read_checkpoint, resolve_checkpoint
-from .cli import make_parser, parse_args, resolve_configs
-from .task_ids import check_task, play_id, training_id
+from ..errors import UsageError, exit_on_usage_error
+from ..playback import viewer as viewers
+from .cli import make_parser, parse_args
+from .session import export_all, loaded_policy
+
+COMMAND_TERM = "base_velocity"
+"""The task's velocity command term, which steering drives."""
+
+LOST_VIEWER_EXIT = 1
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """Isaac Lab's playback flags (task, envs, seed, real time, video, RSL-RL, launcher) + ``--num_steps``."""
+    """Isaac Lab's playback flags (task, envs, seed, real time, video, RSL-RL, launcher) + ours."""
     from isaaclab_rl.entrypoints.common import add_common_play_args
 
     def extra(parser):
         parser.add_argument("--num_steps", type=int, default=None, help="Stop after this many policy steps.")
+        viewers.add_viewer_args(parser)
 
-    description = "Play a Go2 checkpoint (action mean) and export its deploy bundle (ONNX, TorchScript, deploy.yaml)."
+    description = (
+        "Play a Go2 checkpoint (action mean), watch and steer it (--viz viser: in a browser; terminal keys w/s a/d "
+        "q/e, space, r, 0-9, *, f with any viewer), record it, and export its deploy bundle."
+    )
     return make_parser(description, add_common_play_args, extra)
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Play and export; returns the process exit code (2 for a usage error)."""
+    """Play and export; returns the process exit code (2 for a usage error, 1 when the viewer failed)."""
     return exit_on_usage_error(lambda: _play(argv))
-
-
-@contextlib.contextmanager
-def loaded_policy(args: argparse.Namespace, overrides: list[str], *, video: bool = True):
-    """Check the task and checkpoint, launch the simulation, build the play env and the runner, and load the
-    checkpoint; yields ``(env, runner, agent_cfg, checkpoint path, task id, work folder)``; the work folder is the
-    checkpoint's, or ``logs/pretrained/<policy>`` for a shipped policy. Used by play, export and evaluate."""
-    from isaaclab.app import launch_simulation
-    from isaaclab_rl.entrypoints.backends import cli_args_rsl_rl
-    from isaaclab_rl.entrypoints.common import (
-        apply_env_overrides,
-        apply_video_recording,
-        close_env,
-        create_isaaclab_env,
-        pre_launch_video_config,
-    )
-    from isaaclab_rl.rsl_rl import (
-        RslRlVecEnvWrapper,
-        check_rsl_rl_version,
-        create_rsl_rl_runner,
-        handle_deprecated_rsl_rl_cfg,
-    )
-
-    requested = check_task(args.task)
-    task = play_id(requested)
-    env_cfg, agent_cfg = resolve_configs(task, args.agent, play_mode=not args.train_env_cfg, overrides=overrides)
-    agent_cfg = cli_args_rsl_rl.update_rsl_rl_cfg(agent_cfg, args)
-    agent_cfg = handle_deprecated_rsl_rl_cfg(agent_cfg, check_rsl_rl_version())
-    path = resolve_checkpoint(
-        args.checkpoint or "latest", root=log_root(agent_cfg.experiment_name), task=training_id(requested)
-    )
-    checkpoint = read_checkpoint(path)
-    print(f"[go2] loading {path} on {task}")
-    # what play derives from a checkpoint goes next to it, or for the shipped policy under logs/pretrained/
-    work_dir = pretrained.output_dir(training_id(requested)) if pretrained.is_shipped(path) else path.parent
-
-    if video:
-        pre_launch_video_config(env_cfg, args)
-    with launch_simulation(env_cfg, args), usage_errors_exit(), contextlib.ExitStack() as cleanup:
-        apply_env_overrides(args, env_cfg)
-        agent_cfg.device = env_cfg.sim.device
-        env_cfg.seed = agent_cfg.seed
-        env_cfg.log_dir = str(work_dir)
-        if video:
-            apply_video_recording(env_cfg, str(work_dir), args, subdir="play", checkpoint_path=str(path))
-        env = create_isaaclab_env(task, env_cfg, args, convert_marl_to_single_agent=False)
-        cleanup.callback(lambda: close_env(env))
-        env = RslRlVecEnvWrapper(env, clip_actions=agent_cfg.clip_actions)
-        runner = create_rsl_rl_runner(env, agent_cfg)
-        check_compatible(checkpoint, path, runner.alg.get_policy(), task)
-        runner.load(str(path), map_location=agent_cfg.device)
-        yield env, runner, agent_cfg, path, training_id(requested), work_dir
-
-
-def export_all(env, runner, agent_cfg, export_dir: Path, *, task: str, checkpoint: Path) -> dict[str, Path]:
-    """Write the deploy bundle (``policy.pt``, ``policy.onnx``, ``deploy.yaml``) into ``export_dir``.
-
-    Raises:
-        UsageError: The environment uses a term the deploy manifest cannot describe.
-    """
-    from go2_locomotion.deploy.manifest import ExportError, export_bundle
-
-    try:
-        files = export_bundle(env.unwrapped, runner, agent_cfg, export_dir, task=task, checkpoint=checkpoint.name)
-    except ExportError as error:
-        raise UsageError(f"cannot write the deploy manifest: {error}") from None
-    print(f"[go2] exported {', '.join(str(p) for p in files.values())}")
-    return files
 
 
 def _play(argv: list[str] | None) -> int:
     from isaaclab_rl.entrypoints.common import video_playback_steps
 
+    from ..playback.page import CommandPanel
+    from ..playback.steering import Steering, TerminalKeys
+
     args, overrides = parse_args(build_parser(), argv)
     if args.num_steps is not None and args.num_steps < 1:
         raise UsageError(f"--num_steps must be a positive integer, got {args.num_steps}")
-    with loaded_policy(args, overrides) as (env, runner, agent_cfg, path, task, work_dir):
+    plan = viewers.plan_viewers(args)
+    with (
+        viewers.ViewerFailures() as failures,
+        loaded_policy(args, overrides, prepare=lambda env_cfg: plan.apply(args, env_cfg)) as (
+            env,
+            runner,
+            agent_cfg,
+            path,
+            task,
+            work_dir,
+        ),
+    ):
         export_all(env, runner, agent_cfg, work_dir / "exported", task=task, checkpoint=path)
         policy = runner.get_inference_policy(device=env.unwrapped.device)
+        steering = Steering(env.unwrapped.command_manager.get_term(COMMAND_TERM), env.unwrapped.num_envs)
+        viser = viewers.viser_visualizer(env)
+        panel = CommandPanel(viser.server, steering) if viser is not None else None
+        if viser is not None:
+            print(f"[go2] watch and steer at http://{viser.cfg.display_address}:{viser.cfg.port}")
         budgets = [n for n in (args.num_steps, video_playback_steps(args, env.unwrapped.cfg)) if n is not None]
-        steps = run_policy(env, policy, max_steps=min(budgets, default=None), real_time=args.real_time)
+        with TerminalKeys() as keys:
+            if keys.active:
+                print("[go2] steer from this terminal: w/s a/d q/e (+-), space stop, r release, 0-9/* robot, f follow")
+            watch = SteeringLoop(env, steering, keys, panel)
+            steps = run_policy(
+                env, policy, max_steps=min(budgets, default=None), real_time=args.real_time, on_step=watch
+            )
         print(f"[go2] played {steps} steps")
+    if plan.record is not None:
+        _report_recording(plan.record)
+    if failures.failures:
+        print(f"[go2] playback stopped early: the viewer failed ({failures.failures[0]})")
+        return LOST_VIEWER_EXIT
     return 0
 
 
-def run_policy(env, policy, *, max_steps: int | None, real_time: bool) -> int:
-    """Step ``env`` with the deterministic ``policy`` until ``max_steps``, the viewer closes, or Ctrl-C."""
+class SteeringLoop:
+    """Once per policy step: read the terminal keys, apply steering to the command term, move a following camera,
+    refresh the page readout."""
+
+    FOLLOW_OFFSET = (-2.0, -2.0, 1.2)
+    """Camera eye relative to the followed robot [m]."""
+
+    def __init__(self, env, steering, keys, panel):
+        self.env, self.steering, self.keys, self.panel = env, steering, keys, panel
+
+    def __call__(self, step: int) -> bool:
+        """Returns whether the command changed."""
+        for char in self.keys.read():
+            self.steering.key(char)
+        changed = self.steering.apply()
+        robot = self.steering.state.robot or 0
+        unwrapped = self.env.unwrapped
+        followed = self.steering.followed_robot()
+        if followed is not None:
+            target = [float(x) for x in unwrapped.scene["robot"].data.root_pos_w.torch[followed]]
+            eye = [t + o for t, o in zip(target, self.FOLLOW_OFFSET, strict=True)]
+            unwrapped.sim.set_camera_view(eye, target)
+        if self.panel is not None:
+            term = self.steering.term
+            data = unwrapped.scene["robot"].data
+            measured = (
+                *(float(v) for v in data.root_lin_vel_b.torch[robot, :2]),
+                float(data.root_ang_vel_b.torch[robot, 2]),
+            )
+            self.panel.update_readout([float(v) for v in term.command[robot]], measured)
+        return changed
+
+
+def run_policy(env, policy, *, max_steps: int | None, real_time: bool, on_step: Callable[[int], bool] | None = None):
+    """Step ``env`` with the deterministic ``policy`` until ``max_steps``, the viewer closes, or Ctrl-C; ``on_step``
+    runs before every step and says whether it changed the command. Returns the steps played."""
     import torch
 
     sim = env.unwrapped.sim
@@ -139,6 +151,8 @@ def run_policy(env, policy, *, max_steps: int | None, real_time: bool) -> int:
     with contextlib.suppress(KeyboardInterrupt):
         while (max_steps is None or steps < max_steps) and sim.is_running():
             start = time.time()
+            if on_step is not None and on_step(steps):
+                obs = env.get_observations()  # the new command is in this step's observation
             with torch.inference_mode():
                 obs, _, dones, _ = env.step(policy(obs))
                 policy.reset(dones)
@@ -146,3 +160,15 @@ def run_policy(env, policy, *, max_steps: int | None, real_time: bool) -> int:
             if real_time and (pause := dt - (time.time() - start)) > 0:
                 time.sleep(pause)
     return steps
+
+
+def _report_recording(path) -> None:
+    from ..playback.recording import summarize
+
+    if not path.is_file():
+        raise RuntimeError(f"the viser viewer did not write the recording {path}")
+    info = summarize(path)
+    print(
+        f"[go2] recorded {path} ({path.stat().st_size / 1e6:.1f} MB, {info.duration_s:.1f} s, {info.frames} frames); "
+        "open it with: python scripts/view_recording.py " + str(path)
+    )

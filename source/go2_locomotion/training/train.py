@@ -25,7 +25,8 @@ from .checkpoints import (
     read_checkpoint,
     resolve_checkpoint,
 )
-from .cli import make_parser, parse_args, resolve_configs
+from .cli import make_parser, parse_args
+from .session import configs_from_cli, make_runner, wrapped_env
 from .summary import RunRecorder, load_summary
 from .task_ids import check_task, training_id
 
@@ -87,29 +88,20 @@ def main(argv: list[str] | None = None) -> int:
 
 def _train(argv: list[str] | None) -> int:
     from isaaclab.app import launch_simulation
-    from isaaclab.utils import to_dict
-    from isaaclab_rl.entrypoints.backends import cli_args_rsl_rl
     from isaaclab_rl.entrypoints.common import (
         apply_env_overrides,
         apply_video_recording,
-        close_env,
-        create_isaaclab_env,
         dump_train_configs,
         pre_launch_video_config,
         validate_distributed_device,
         write_run_manifest,
     )
-    from isaaclab_rl.rsl_rl import RslRlVecEnvWrapper, check_rsl_rl_version, handle_deprecated_rsl_rl_cfg
-
-    from .runner import Go2OnPolicyRunner
 
     args, overrides = parse_args(build_parser(), argv)
     resume = resume_mode(args, overrides)
     task = check_task(args.task)
     cpu_ranks = check_distributed_args(args, resume)
-    env_cfg, agent_cfg = resolve_configs(task, args.agent, overrides=overrides)
-    agent_cfg = cli_args_rsl_rl.update_rsl_rl_cfg(agent_cfg, args)
-    agent_cfg = handle_deprecated_rsl_rl_cfg(agent_cfg, check_rsl_rl_version())
+    env_cfg, agent_cfg = configs_from_cli(task, args, overrides)
     if args.max_iterations is not None:
         agent_cfg.max_iterations = args.max_iterations
     # CPU ranks are this package's (gloo, in the runner): Isaac Lab's launcher would pin each rank to a GPU.
@@ -167,10 +159,8 @@ def _train(argv: list[str] | None) -> int:
         env_cfg.log_dir = str(rank_dir)
         apply_video_recording(env_cfg, str(rank_dir), launch_args)
 
-        env = create_isaaclab_env(task, env_cfg, launch_args, convert_marl_to_single_agent=False)
-        cleanup.callback(lambda: close_env(env))
-        env = RslRlVecEnvWrapper(env, clip_actions=agent_cfg.clip_actions)
-        runner = Go2OnPolicyRunner(env, to_dict(agent_cfg), log_dir=str(log_dir), device=agent_cfg.device)
+        env = wrapped_env(task, env_cfg, launch_args, agent_cfg, cleanup)
+        runner = make_runner(env, agent_cfg, log_dir)
         if checkpoint is not None:
             check_compatible(checkpoint, resume_path, runner.alg.get_policy(), task)
         # the live widths, now that the observation manager exists

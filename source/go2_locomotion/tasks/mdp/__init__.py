@@ -1,7 +1,7 @@
 """MDP terms used by the Go2 tasks, exported by name.
 
 Library terms come from :mod:`isaaclab.envs.mdp`; the two that exist only in Isaac Lab's velocity task package
-come from there; the trot clock (:func:`gait_phase`, :func:`trot_swing`) and
+come from there; the trot clock (:func:`gait_phase`, :func:`trot_swing`), the steerable velocity command and
 :class:`warn_on_solver_overflow` are this package's own. Nothing is star-imported, so every name below has exactly
 one origin.
 """
@@ -40,9 +40,12 @@ from isaaclab_tasks.core.velocity.mdp import feet_air_time, terrain_levels_vel
 
 from .gait import gait_phase, trot_swing
 from .solver_capacity import warn_on_solver_overflow
+from .steering import SteerableVelocityCommand, SteerableVelocityCommandCfg
 
 __all__ = [
     "JointPositionActionCfg",
+    "SteerableVelocityCommand",
+    "SteerableVelocityCommandCfg",
     "UniformVelocityCommandCfg",
     "action_rate_l2",
     "ang_vel_xy_l2",

@@ -1,0 +1,110 @@
+"""What training, playback, export and evaluation share: the configs of a task from the command line, the wrapped
+environment, the package's runner, and a checkpoint loaded into a play environment (:func:`loaded_policy`).
+
+Built from Isaac Lab 3.0's RSL-RL entrypoint helpers (``isaaclab_rl.entrypoints.common``), in their order.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+from collections.abc import Callable
+from pathlib import Path
+
+from .. import pretrained
+from ..errors import UsageError, usage_errors_exit
+from .checkpoints import check_compatible, log_root, read_checkpoint, resolve_checkpoint
+from .cli import resolve_configs
+from .task_ids import check_task, play_id, training_id
+
+
+def configs_from_cli(task: str, args: argparse.Namespace, overrides: list[str], *, play_mode: bool = False):
+    """``(env_cfg, agent_cfg)`` of ``task`` with the Hydra ``overrides`` and the RSL-RL flags of ``args`` applied,
+    migrated to the installed RSL-RL."""
+    from isaaclab_rl.entrypoints.backends import cli_args_rsl_rl
+    from isaaclab_rl.rsl_rl import check_rsl_rl_version, handle_deprecated_rsl_rl_cfg
+
+    env_cfg, agent_cfg = resolve_configs(task, args.agent, play_mode=play_mode, overrides=overrides)
+    agent_cfg = cli_args_rsl_rl.update_rsl_rl_cfg(agent_cfg, args)
+    return env_cfg, handle_deprecated_rsl_rl_cfg(agent_cfg, check_rsl_rl_version())
+
+
+def wrapped_env(task: str, env_cfg, args: argparse.Namespace, agent_cfg, cleanup: contextlib.ExitStack):
+    """The Isaac Lab environment of ``task`` in RSL-RL's wrapper; closed when ``cleanup`` unwinds."""
+    from isaaclab_rl.entrypoints.common import close_env, create_isaaclab_env
+    from isaaclab_rl.rsl_rl import RslRlVecEnvWrapper
+
+    env = create_isaaclab_env(task, env_cfg, args, convert_marl_to_single_agent=False)
+    cleanup.callback(lambda: close_env(env))
+    return RslRlVecEnvWrapper(env, clip_actions=agent_cfg.clip_actions)
+
+
+def make_runner(env, agent_cfg, log_dir: Path | None = None):
+    """The package's runner (:class:`~.runner.Go2OnPolicyRunner`); ``log_dir`` ``None`` for playback."""
+    from isaaclab.utils import to_dict
+
+    from .runner import Go2OnPolicyRunner
+
+    return Go2OnPolicyRunner(
+        env, to_dict(agent_cfg), log_dir=None if log_dir is None else str(log_dir), device=agent_cfg.device
+    )
+
+
+@contextlib.contextmanager
+def loaded_policy(
+    args: argparse.Namespace,
+    overrides: list[str],
+    *,
+    video: bool = True,
+    prepare: Callable[[object], None] | None = None,
+):
+    """Check the task and checkpoint, launch the simulation, build the play env and the runner, and load the
+    checkpoint; yields ``(env, runner, agent_cfg, checkpoint path, task id, work folder)``; the work folder is the
+    checkpoint's, or ``logs/pretrained/<policy>`` for a shipped policy. ``prepare(env_cfg)`` runs before the launch
+    (playback chooses its viewers there). Used by play, export and evaluate."""
+    from isaaclab.app import launch_simulation
+    from isaaclab_rl.entrypoints.common import apply_env_overrides, apply_video_recording, pre_launch_video_config
+
+    requested = check_task(args.task)
+    task = play_id(requested)
+    env_cfg, agent_cfg = configs_from_cli(task, args, overrides, play_mode=not args.train_env_cfg)
+    path = resolve_checkpoint(
+        args.checkpoint or "latest", root=log_root(agent_cfg.experiment_name), task=training_id(requested)
+    )
+    checkpoint = read_checkpoint(path)
+    print(f"[go2] loading {path} on {task}")
+    # what play derives from a checkpoint goes next to it, or for the shipped policy under logs/pretrained/
+    work_dir = pretrained.output_dir(training_id(requested)) if pretrained.is_shipped(path) else path.parent
+
+    if prepare is not None:
+        prepare(env_cfg)
+    if video:
+        pre_launch_video_config(env_cfg, args)
+    with launch_simulation(env_cfg, args), usage_errors_exit(), contextlib.ExitStack() as cleanup:
+        apply_env_overrides(args, env_cfg)
+        agent_cfg.device = env_cfg.sim.device
+        env_cfg.seed = agent_cfg.seed
+        env_cfg.log_dir = str(work_dir)
+        if video:
+            apply_video_recording(env_cfg, str(work_dir), args, subdir="play", checkpoint_path=str(path))
+        env = wrapped_env(task, env_cfg, args, agent_cfg, cleanup)
+        runner = make_runner(env, agent_cfg)
+        check_compatible(checkpoint, path, runner.alg.get_policy(), task)
+        runner.load(str(path), map_location=agent_cfg.device)
+        yield env, runner, agent_cfg, path, training_id(requested), work_dir
+
+
+def export_all(env, runner, agent_cfg, export_dir: Path, *, task: str, checkpoint: Path) -> dict[str, Path]:
+    """Write the deploy bundle (``policy.pt``, ``policy.onnx``, ``deploy.yaml``) into ``export_dir``.
+
+    Raises:
+        UsageError: The environment uses a term the deploy manifest cannot describe.
+    """
+    from go2_locomotion.deploy.manifest import ExportError, export_bundle
+
+    try:
+        files = export_bundle(env.unwrapped, runner, agent_cfg, export_dir, task=task, checkpoint=checkpoint.name)
+    except ExportError as error:
+        raise UsageError(f"cannot write the deploy manifest: {error}") from None
+    print(f"[go2] exported {', '.join(str(p) for p in files.values())}")
+    return files
