@@ -31,13 +31,18 @@ setup(
     install_requires=[
         # Isaac Lab itself is not listed: inside an Isaac Lab / Isaac Sim install it is already there, and
         # pip must not replace it. The project's own environment gets it from setup.sh.
-        "onnxruntime",
+        "onnx",  # the exported policy.onnx (export, deploy bundle)
+        "onnxruntime",  # the numpy reference controller, sim-to-sim
+        # playback in a browser (--viz viser) and --video (MP4 through imageio-ffmpeg's bundled ffmpeg), the
+        # ranges of Isaac Lab 3.0's own `viser` and `video` extras
+        "viser>=1.0.16",
+        "moviepy>=1.0.3,<2",
     ],
     extras_require={
         # Only to rebuild the Go2 USD after changing its description (the package ships the asset of its own);
         # keep it out of Isaac Sim's Python, whose Kit brings its own USD.
         "usd-build": ["mujoco-usd-converter==0.6.1"],
-        "test": ["pytest", "ruff"],
+        "test": ["pytest", "ruff", "playwright"],  # playwright drives Debian's chromium (no browser download)
     },
     entry_points={
         "isaaclab.tasks": [

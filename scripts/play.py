@@ -1,6 +1,8 @@
 """Play a Go2 checkpoint and export it (exported/policy.pt and exported/policy.onnx next to the checkpoint).
 
     python scripts/play.py --task Go2-Flat --checkpoint latest --num_steps 500 --headless
+    python scripts/play.py --task Go2-Flat --checkpoint pretrained --viz viser --real-time   # browser: watch, steer
+    python scripts/play.py --task Go2-Flat --checkpoint pretrained --headless --record walk.viser --num_steps 500
     isaaclab.sh -p scripts/play.py --task Go2-Rough --viz kit                # in the Isaac Sim GUI
 
 Run with --help for every flag.

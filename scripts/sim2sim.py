@@ -3,12 +3,19 @@
     python scripts/sim2sim.py --bundle logs/rsl_rl/go2_flat/<run>/exported
     python scripts/sim2sim.py --bundle bundle/ --commands "stand:2:0,0,0 forward:5:0.8,0,0" --video run.gif
 
+--video renders off-screen: MUJOCO_GL=egl with a GPU driver, else MUJOCO_GL=osmesa (Debian: apt install libosmesa6),
+chosen automatically unless MUJOCO_GL is set.
+
 Writes <bundle>/sim2sim/sim2sim.json and sim2sim.png. Run with --help for every flag.
 """
 
 import sys
 
-from go2_locomotion.deploy.sim2sim import main
+from go2_locomotion.deploy.offscreen import choose_mujoco_gl
+
+choose_mujoco_gl()  # before MuJoCo is imported: --video renders off-screen (EGL with a GPU, else OSMesa)
+
+from go2_locomotion.deploy.sim2sim import main  # noqa: E402
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))

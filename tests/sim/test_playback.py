@@ -35,11 +35,12 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def playing(workdir: Path, *args: str):
+def playing(workdir: Path, *args: str, stdin=None):
     """scripts/play.py in the background; yields (process, lines so far: a list that fills as it prints)."""
     process = subprocess.Popen(
         [*PLAY, *CPU, *args],
         cwd=workdir,
+        stdin=stdin,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
@@ -237,3 +238,54 @@ def test_a_failing_viewer_ends_playback_with_an_error(tmp_path, monkeypatch):
     argv = ["--task", "Go2-Flat", "--checkpoint", "pretrained", *CPU, "--num_envs", "1", "--num_steps", "50"]
     code = play.main([*argv, "--record", str(tmp_path / "x.viser"), "--viser_port", str(free_port())])
     assert code == 1
+
+
+def test_a_steered_robot_keeps_its_command_through_resampling_and_resets():
+    """The task's command term: a steered robot is not resampled (every 0.1 s here), keeps its command through an
+    episode reset, is clamped to the training ranges; released, it draws random commands again. Unsteered robots
+    keep drawing."""
+    import torch
+
+    from go2_locomotion.envs import make_env
+
+    overrides = ["env.commands.base_velocity.resampling_time_range=[0.1,0.1]"]
+    with make_env("Go2-Flat", num_envs=3, overrides=overrides) as env:
+        env.reset()
+        term = env.unwrapped.command_manager.get_term("base_velocity")
+        applied = term.steer([0.5, 3.0, -0.3], [1])
+        assert applied.tolist() == pytest.approx([0.5, 1.0, -0.3])  # lateral clamped to the trained +-1 m/s
+        others = term.command[[0, 2]].clone()
+        actions = torch.zeros(env.unwrapped.num_envs, 12)
+        for _ in range(15):  # 0.3 s: three resampling periods
+            env.step(actions)
+        assert term.command[1].tolist() == pytest.approx([0.5, 1.0, -0.3])
+        assert not term.is_heading_env[1] and not term.is_standing_env[1]
+        assert not torch.equal(term.command[[0, 2]], others)
+        env.unwrapped.reset(env_ids=torch.tensor([1]))
+        assert term.command[1].tolist() == pytest.approx([0.5, 1.0, -0.3])
+        policy_obs = env.unwrapped.observation_manager.compute()["policy"]
+        assert policy_obs[1, 9:12].tolist() == pytest.approx([0.5, 1.0, -0.3])  # what the policy sees
+        term.release([1])
+        assert not term.steered.any()
+        assert term.command[1].tolist() != pytest.approx([0.5, 1.0, -0.3])
+
+
+def test_terminal_keys_steer_headless_playback(tmp_path):
+    """Keys typed into the terminal that runs play.py (a real pseudo-terminal here) steer the robots with no viewer:
+    two w and one q are 0.2 m/s forward and 0.2 rad/s left, printed as the command term takes them."""
+    import pty
+
+    controller, terminal = pty.openpty()
+    try:
+        with playing(tmp_path, "--num_envs", "2", "--headless", "--real-time", stdin=terminal) as (process, lines):
+            wait_for(lines, re.escape("steer from this terminal"), process)
+            for key in b"wwq":
+                os.write(controller, bytes([key]))
+                time.sleep(0.3)
+            expected = "steering all robots: forward +0.20 m/s, lateral +0.00 m/s, yaw rate +0.20 rad/s"
+            wait_for(lines, re.escape(expected), process, 60)
+            process.send_signal(signal.SIGINT)
+            assert process.wait(timeout=60) == 0  # Ctrl-C ends playback normally
+    finally:
+        os.close(controller)
+        os.close(terminal)

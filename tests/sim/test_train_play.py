@@ -120,8 +120,8 @@ def test_play_exports_policies_equal_to_the_runner(flat_run, workdir, monkeypatc
     seen = {}
     real_run_policy = play_module.run_policy
 
-    def spy(env, policy, *, max_steps, real_time):
-        seen["steps"] = real_run_policy(env, policy, max_steps=max_steps, real_time=real_time)
+    def spy(env, policy, **kwargs):
+        seen["steps"] = real_run_policy(env, policy, **kwargs)
         obs = env.get_observations()
         with torch.inference_mode():
             seen["actions"] = policy(obs).clone()

@@ -67,6 +67,7 @@ class Steering:
         self.state = SteeringState()
         self._lock = threading.Lock()
         self._changed = False
+        self._follow_changed = False
         self._released: int | None | bool = False  # robot (or None: all) to release at the next apply
         self._log = log
         self.listeners: list = []
@@ -111,7 +112,7 @@ class Steering:
     def set_follow(self, follow: bool) -> None:
         with self._lock:
             self.state.follow = bool(follow)
-            self._changed = True
+            self._follow_changed = True
 
     def key(self, char: str) -> bool:
         """Apply one terminal key; returns whether it meant something."""
@@ -135,13 +136,16 @@ class Steering:
     # -- simulation thread ----------------------------------------------------------------------------------------
 
     def apply(self) -> bool:
-        """Write a pending change into the command term; returns whether there was one."""
+        """Write a pending change into the command term; returns whether the command changed."""
         with self._lock:
-            if not self._changed:
-                return False
+            changed, follow_changed = self._changed, self._follow_changed
             state = SteeringState(list(self.state.velocity), self.state.robot, self.state.engaged, self.state.follow)
             released, self._released = self._released, False
-            self._changed = False
+            self._changed = self._follow_changed = False
+        if follow_changed:
+            self._log(f"[go2] camera {'follows robot ' + str(state.robot or 0) if state.follow else 'free'}")
+        if not changed:
+            return False
         ids = None if state.robot is None else [state.robot]
         if released is not False:
             self.term.release(None if released is None else [released])

@@ -24,7 +24,7 @@ class GifRecorder:
         except Exception as error:  # the GL backends raise several unrelated types
             raise VideoUnavailable(
                 f"--video: MuJoCo cannot render here ({type(error).__name__}); set MUJOCO_GL=egl (GPU driver) or "
-                "MUJOCO_GL=osmesa (CPU, needs libOSMesa)"
+                "MUJOCO_GL=osmesa (CPU: apt install libosmesa6)"
             ) from None
         self.path, self.every, self.frames, self.calls = Path(path), every, [], 0
         self.camera = mujoco.MjvCamera()
