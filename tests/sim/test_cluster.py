@@ -14,8 +14,8 @@ from itertools import pairwise
 from pathlib import Path
 
 import torch
-import yaml
 
+from go2_locomotion.training import run_params
 from go2_locomotion.training.checkpoints import list_checkpoints
 
 ROOT = Path(__file__).parents[2]
@@ -91,7 +91,7 @@ def test_two_cpu_ranks_train_then_resume_with_one_rank(tmp_path):
     # rank 1 wrote its configs into its own folder and no checkpoint anywhere; the ranks' seeds differ
     assert not list((run / "rank_1").glob("model_*.pt"))
     # Isaac Lab dumps tuples with python tags
-    seeds = [yaml.unsafe_load((f / "params" / "agent.yaml").read_text())["seed"] for f in (run, run / "rank_1")]
+    seeds = [run_params.load(f / "params" / "agent.yaml")["seed"] for f in (run, run / "rank_1")]
     assert seeds[1] == seeds[0] + 1
 
     # the same command with one rank and a higher target continues the same run

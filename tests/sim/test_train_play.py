@@ -135,6 +135,9 @@ def test_play_exports_policies_equal_to_the_runner(flat_run, workdir, monkeypatc
     assert seen["steps"] == 20
     exported = runs(workdir, "go2_flat")[-1] / "exported"
     assert sorted(p.name for p in exported.iterdir()) == ["deploy.yaml", "policy.onnx", "policy.pt"]
+    for name in ("policy.onnx", "policy.pt"):  # a bundle to share: no path of the exporting machine inside
+        content = (exported / name).read_bytes()
+        assert sys.prefix.encode() not in content and str(workdir).encode() not in content, name
 
     obs, actions = seen["obs"].cpu(), seen["actions"].cpu()
     assert obs.shape == (8, 50) and actions.shape == (8, 12)  # 48 proprioceptive + 2 trot clock

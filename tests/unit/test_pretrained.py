@@ -49,6 +49,22 @@ def test_bundle_evaluations_and_provenance_belong_to_the_checkpoint():
         assert report["checkpoint_sha256"] == _sha256(checkpoint)
     mujoco = reports.load(checkpoint.parent / "evaluation" / "mujoco")
     assert mujoco["simulator"] == "mujoco"
+    assert mujoco["policy_sha256"] == _sha256(pretrained.bundle("Go2-Flat") / "policy.onnx")
+
+
+def test_shipped_files_name_no_machine_path():
+    """Reports name shipped files package-relative; the exported policies carry no source paths of the machine
+    that exported them."""
+    folder = pretrained.checkpoint("Go2-Flat").parent
+    assert pretrained.recorded_path(folder / "exported") == "go2_locomotion/pretrained/go2_flat/exported"
+    for path in [
+        *folder.glob("evaluation/*/*.json"),
+        folder / "exported" / "policy.onnx",
+        folder / "exported" / "policy.pt",
+    ]:
+        content = path.read_bytes()
+        for marker in (b"site-packages", str(pretrained.FOLDER).encode()):
+            assert marker not in content, (path, marker)
 
 
 def test_the_shipped_policy_walks():

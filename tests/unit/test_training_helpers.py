@@ -187,3 +187,20 @@ def test_export_output_folder_is_checked_before_anything_runs(tmp_path):
         check_writable(tmp_path / "file" / "bundle")
     with pytest.raises(UsageError, match=r"--output /proc/nope: cannot create folders in /proc \("):
         check_writable(Path("/proc/nope"))
+
+
+def test_run_params_read_isaac_lab_dumps_without_running_anything(tmp_path):
+    from yaml.constructor import ConstructorError
+
+    from go2_locomotion.training import run_params
+
+    dump = (
+        "ranges: !!python/tuple\n- -1.0\n- 1.0\n"
+        "joint_ids: !!python/object/apply:builtins.slice\n- null\n- null\n- null\n"
+    )
+    assert run_params.load_text(dump) == {"ranges": (-1.0, 1.0), "joint_ids": slice(None)}
+    marker = tmp_path / "ran"
+    hostile = f"x: !!python/object/apply:pathlib.Path.touch [!!python/object/apply:pathlib.Path ['{marker}']]\n"
+    with pytest.raises(ConstructorError):
+        run_params.load_text(hostile)
+    assert not marker.exists()

@@ -378,7 +378,8 @@ def export_policy(runner, export_dir: Path) -> tuple[Path, Path]:
     """Write ``policy.pt`` and ``policy.onnx`` (normaliser included) with RSL-RL's exporters.
 
     torch's ONNX exporter may put the weights in a side file (``policy.onnx.data``); they are folded back into
-    ``policy.onnx`` so the policy is one self-contained file.
+    ``policy.onnx`` so the policy is one self-contained file. Neither file names the exporting machine's paths
+    (ONNX stack traces and TorchScript debug records are dropped).
     """
     import onnx
 
@@ -386,11 +387,35 @@ def export_policy(runner, export_dir: Path) -> tuple[Path, Path]:
     onnx_path = export_dir / POLICY_FILE
     runner.export_policy_to_onnx(path=str(export_dir), filename=onnx_path.name)
     side_files = [p for p in export_dir.iterdir() if p.name.startswith(f"{onnx_path.name}.")]
-    if side_files:
-        onnx.save_model(onnx.load(str(onnx_path)), str(onnx_path), save_as_external_data=False)
-        for side_file in side_files:
-            side_file.unlink()
-    return export_dir / "policy.pt", onnx_path
+    model = onnx.load(str(onnx_path))
+    for node in model.graph.node:  # the exporter's Python stack traces name this machine's source paths
+        kept = [(p.key, p.value) for p in node.metadata_props if p.key != ONNX_STACK_TRACE]
+        del node.metadata_props[:]
+        for key, value in kept:
+            node.metadata_props.add(key=key, value=value)
+    onnx.save_model(model, str(onnx_path), save_as_external_data=False)
+    for side_file in side_files:
+        side_file.unlink()
+    jit_path = export_dir / "policy.pt"
+    _drop_torchscript_debug_info(jit_path)
+    return jit_path, onnx_path
+
+
+ONNX_STACK_TRACE = "pkg.torch.onnx.stack_trace"
+"""Node metadata torch's ONNX exporter fills with the exporting machine's source file paths."""
+
+
+def _drop_torchscript_debug_info(path: Path) -> None:
+    """Remove TorchScript's ``*.debug_pkl`` records (source ranges naming the exporting machine's files); the module
+    loads and runs the same without them."""
+    import zipfile
+
+    temporary = path.with_name(path.name + ".tmp")
+    with zipfile.ZipFile(path) as source, zipfile.ZipFile(temporary, "w") as target:
+        for info in source.infolist():
+            if not info.filename.endswith(".debug_pkl"):
+                target.writestr(info, source.read(info.filename))
+    temporary.replace(path)
 
 
 def export_bundle(env, runner, agent_cfg, export_dir: Path, *, task: str, checkpoint: str | None) -> dict[str, Path]:

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .. import pretrained
 from ..errors import UsageError, exit_on_usage_error
 from ..training.checkpoints import check_compatible, list_checkpoints, read_checkpoint
 from ..training.cli import make_parser, parse_args
@@ -134,7 +135,7 @@ def _main(argv: list[str] | None) -> int:
             figures = rollout(env, policy, grid, args.robots_per_command, args.duration, args.settle)
             source = {
                 "task": task,
-                "checkpoint": str(checkpoint),
+                "checkpoint": pretrained.recorded_path(checkpoint),
                 "checkpoint_sha256": reports.file_sha256(checkpoint),
                 "physics": _physics(env),
                 "versions": package_versions("go2_locomotion", "isaaclab", "rsl-rl-lib", "torch"),

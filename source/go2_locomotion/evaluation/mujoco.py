@@ -13,6 +13,7 @@ from __future__ import annotations
 import mujoco
 import numpy as np
 
+from .. import pretrained
 from ..deploy.bundle import Bundle, load_bundle
 from ..deploy.controller import ReferenceController, projected_gravity_from_quat
 from ..deploy.sim2sim import Go2Plant
@@ -74,7 +75,7 @@ def run_grid(
     source = {
         "task": bundle.field("task"),
         "checkpoint": bundle.field("checkpoint"),
-        "bundle": str(bundle.directory),
+        "bundle": pretrained.recorded_path(bundle.directory),
         "policy_sha256": bundle.field("policy.sha256"),
         "physics": {"backend": "mujoco", "engine": f"MuJoCo {mujoco.__version__}", "manager": None, "config": None},
         "versions": package_versions("go2_locomotion", "mujoco", "onnxruntime"),

@@ -63,3 +63,12 @@ def is_shipped(path: Path) -> bool:
 def output_dir(task: str) -> Path:
     """Where a command writes what it derives from the shipped policy of ``task``: ``logs/pretrained/<folder>``."""
     return (OUTPUT_ROOT / POLICIES[task]).absolute()
+
+
+def recorded_path(path: Path) -> str:
+    """How reports name ``path``: package-relative (``go2_locomotion/pretrained/...``) for a shipped file, so the
+    shipped reports name no machine's folders; as given otherwise."""
+    path = Path(path)
+    if is_shipped(path) or path.absolute() == FOLDER:
+        return str(Path(FOLDER.parent.name, FOLDER.name) / path.absolute().relative_to(FOLDER)).replace("\\", "/")
+    return str(path)

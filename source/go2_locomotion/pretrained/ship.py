@@ -18,8 +18,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-import yaml
-
+from ..training import run_params
 from . import KEYWORD, POLICIES, checkpoint
 
 SCRIPTS = Path("scripts")
@@ -36,7 +35,7 @@ EVALUATIONS = {
 def provenance(run: Path, checkpoint_path: Path, command: str | None = None) -> dict:
     """What produced a checkpoint: its run's summary, resolved agent settings and manifest."""
     summary = json.loads((run / "run_summary.json").read_text()) if (run / "run_summary.json").is_file() else {}
-    agent = yaml.unsafe_load((run / "params" / "agent.yaml").read_text())  # Isaac Lab dumps tuples as python/tuple
+    agent = run_params.load(run / "params" / "agent.yaml")
     manifest = json.loads((run / "run.json").read_text()) if (run / "run.json").is_file() else {}
     data = torch_load(checkpoint_path)
     return {

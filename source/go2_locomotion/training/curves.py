@@ -100,12 +100,12 @@ TABLE_METRICS = {
 def samples_per_iteration(run_dir: Path) -> int:
     """Transitions per iteration of a run, from its resolved configs: envs x steps per env (global over ranks is
     not recorded there, so a distributed run counts one rank)."""
-    import yaml
+    from . import run_params
 
     params = Path(run_dir) / "params"
     try:
-        env = yaml.unsafe_load((params / "env.yaml").read_text())
-        agent = yaml.unsafe_load((params / "agent.yaml").read_text())
+        env = run_params.load(params / "env.yaml")
+        agent = run_params.load(params / "agent.yaml")
     except FileNotFoundError as error:
         raise UsageError(f"{run_dir} has no params/env.yaml or params/agent.yaml: {error.filename}") from None
     return int(env["scene"]["num_envs"]) * int(agent["num_steps_per_env"])

@@ -11,6 +11,7 @@ from pathlib import Path
 import mujoco
 import numpy as np
 
+from ... import pretrained
 from ..bundle import Bundle, load_bundle
 from ..controller import ReferenceController
 from .gif import GifRecorder
@@ -109,7 +110,7 @@ def run(
                 recorder.capture(data)
 
     return {
-        "bundle": str(bundle.directory),
+        "bundle": pretrained.recorded_path(bundle.directory),
         "task": bundle.field("task"),
         "policy_sha256": bundle.field("policy.sha256"),
         "settings": {
