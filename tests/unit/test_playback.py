@@ -99,6 +99,7 @@ def test_plan_is_written_into_the_launcher_arguments_and_the_config(tmp_path):
         (["--viz", "viser", "--viser_port", "70000"], "--viser_port 70000: accepted are 1..65535"),
         (["--video", "--frontend", "warp"], "--video records with the torch frontend only"),
         (["--video", "--viz", "kit"], "--viz kit needs Isaac Sim"),
+        (["--viz", "rerun"], "--viz rerun needs rerun-sdk"),
     ],
 )
 def test_impossible_combinations_are_named(argv, message):

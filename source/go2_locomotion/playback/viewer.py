@@ -28,6 +28,13 @@ from ..errors import UsageError
 CAPTURE_VIEWERS = ("newton_gl", "newton_rtx", "kit")
 """Visualizers Isaac Lab's video recorder can read frames from (viser and rerun only stream)."""
 
+VIEWER_PACKAGES = {
+    "kit": ("isaacsim", "Isaac Sim (run with isaaclab.sh -p from an Isaac Sim install); without it use --viz viser"),
+    "rerun": ("rerun", "rerun-sdk (pip install 'isaaclab[rerun]==3.0.0')"),
+    "viser": ("viser", "viser (pip install 'viser>=1.0.16'; ./setup.sh installs it)"),
+}
+"""Viewers that need a package not every install has: name -> (module, what to install)."""
+
 DEFAULT_PORT = 8080
 DEFAULT_BIND = "127.0.0.1"
 """The viser page is served on this machine only unless ``--viser_bind 0.0.0.0`` (anyone who reaches the port can
@@ -82,6 +89,10 @@ def plan_viewers(args: argparse.Namespace) -> ViewerPlan:
     requested = args.visualizer
     headless = requested in ([], ["none"]) or bool(getattr(args, "headless", False))
     names = [] if requested is None else [n for n in requested if n != "none"]
+    for name in names:
+        module, install = VIEWER_PACKAGES.get(name, (None, None))
+        if module is not None and importlib.util.find_spec(module) is None:
+            raise UsageError(f"--viz {name} needs {install}")
     configs = []
     viser = None
     record = args.record
@@ -108,8 +119,6 @@ def plan_viewers(args: argparse.Namespace) -> ViewerPlan:
                 f"--video needs {' and '.join(missing)} (pip install 'moviepy>=1.0.3,<2' imageio-ffmpeg; ./setup.sh "
                 "installs them)"
             )
-        if "kit" in names and importlib.util.find_spec("isaacsim") is None:
-            raise UsageError("--viz kit needs Isaac Sim (isaaclab.sh -p ...); without it use --viz newton_gl")
         if not any(n in CAPTURE_VIEWERS for n in names):
             from isaaclab_visualizers.newton import NewtonGLVisualizerCfg
 
