@@ -172,6 +172,10 @@ def compare_by_samples(run_dirs: list[Path], labels: list[str], out_dir: Path, w
 def write_curves(run_dirs: list[str], labels: list[str] | None, out: str | None) -> tuple[Path, Path]:
     """One run: its curves (:func:`export_curves`); several: their comparison by samples
     (:func:`compare_by_samples`), which needs ``out`` and one label per run (default 0, 1, ...)."""
+    if out is not None:
+        from .export import check_writable
+
+        check_writable(Path(out), "--out")
     if len(run_dirs) == 1:
         return export_curves(Path(run_dirs[0]), Path(out) if out else None)
     labels = labels or [str(i) for i in range(len(run_dirs))]

@@ -68,6 +68,7 @@ def loaded_policy(
     requested = check_task(args.task)
     task = play_id(requested)
     env_cfg, agent_cfg = configs_from_cli(task, args, overrides, play_mode=not args.train_env_cfg)
+    check_launch_args(args, env_cfg)
     path = resolve_checkpoint(
         args.checkpoint or "latest", root=log_root(agent_cfg.experiment_name), task=training_id(requested)
     )
@@ -92,6 +93,23 @@ def loaded_policy(
         check_compatible(checkpoint, path, runner.alg.get_policy(), task)
         runner.load(str(path), map_location=agent_cfg.device)
         yield env, runner, agent_cfg, path, training_id(requested), work_dir
+
+
+def check_launch_args(args: argparse.Namespace, env_cfg) -> None:
+    """``--device`` (or the task's default device) exists on this machine and ``--num_envs`` is positive, checked
+    before the simulator starts.
+
+    Raises:
+        UsageError: Naming the flag, the value and what is accepted.
+    """
+    from .preflight import check_device
+
+    device = args.device or env_cfg.sim.device
+    if (problem := check_device(device)) is not None:
+        flag = "--device" if args.device else "--device (default from the task)"
+        raise UsageError(f"{flag} {problem}" + ("; pass --device cpu" if "visible: none" in problem else ""))
+    if args.num_envs is not None and args.num_envs < 1:
+        raise UsageError(f"--num_envs must be a positive integer, got {args.num_envs}")
 
 
 def export_all(env, runner, agent_cfg, export_dir: Path, *, task: str, checkpoint: Path) -> dict[str, Path]:

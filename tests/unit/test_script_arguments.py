@@ -1,0 +1,36 @@
+"""Bad arguments to the scripts, as a new user types them: one line naming the flag, the value and what is
+accepted, exit code 2, nothing written, before any simulator starts."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SCRIPTS = Path(__file__).parents[2] / "scripts"
+
+CASES = [
+    (["play.py", "--task", "Go2-Flat", "--checkpoint", "pretrained", "--device", "cuda:7"], "--device must be a GPU"),
+    (
+        ["play.py", "--task", "Go2-Flat", "--checkpoint", "pretrained", "--device", "cpu", "--num_envs", "-3"],
+        "--num_envs",
+    ),
+    (["export.py", "--task", "Go2-Flat", "--checkpoint", "pretrained", "--device", "cuda:7"], "--device must be a GPU"),
+    (["evaluate.py", "--task", "Go2-Flat", "--checkpoint", "pretrained", "--device", "cuda:7"], "--device must be"),
+    (["curves.py", ".", "--out", "/proc/nope"], "--out /proc/nope: cannot create folders in /proc"),
+    (["benchmark.py", "--num_envs", "-5"], "--num_envs must be positive integers"),
+    (["view_recording.py", "missing.viser"], "missing.viser: no such recording"),
+]
+
+
+@pytest.mark.parametrize(("argv", "message"), CASES, ids=[" ".join(a[:1] + a[-2:]) for a, _ in CASES])
+def test_bad_arguments_are_one_line_and_exit_2(argv, message, tmp_path):
+    result = subprocess.run(
+        [sys.executable, str(SCRIPTS / argv[0]), *argv[1:]], cwd=tmp_path, capture_output=True, text=True
+    )
+    errors = [line for line in result.stderr.splitlines() if line.startswith(("error:", "usage:")) or message in line]
+    assert result.returncode == 2, result.stderr[-2000:]
+    assert "Traceback" not in result.stderr and any(message in line for line in errors), result.stderr[-2000:]
+    assert list(tmp_path.iterdir()) == []
