@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
+import tempfile
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 USAGE_EXIT_CODE = 2
 """Exit code for a mistake in what the user asked for (argparse uses the same)."""
@@ -46,3 +49,19 @@ def usage_errors_exit() -> Iterator[None]:
     except UsageError as error:
         _report(error)
         raise SystemExit(USAGE_EXIT_CODE) from None
+
+
+def check_writable(folder: Path, flag: str = "--output") -> None:
+    """Refuse, before anything runs, a folder that cannot be created or written (nothing is left behind).
+
+    Raises:
+        UsageError: Naming the folder and why.
+    """
+    folder = folder.absolute()
+    existing = next(p for p in (folder, *folder.parents) if p.exists())
+    if not existing.is_dir():
+        raise UsageError(f"{flag} {folder}: {existing} is a file, not a folder")
+    try:  # a probe folder, removed at once (permission bits do not tell for root, nor for /proc)
+        os.rmdir(tempfile.mkdtemp(dir=existing, prefix=".go2_probe_"))
+    except OSError as error:
+        raise UsageError(f"{flag} {folder}: cannot create folders in {existing} ({error.strerror})") from None

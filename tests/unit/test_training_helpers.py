@@ -178,7 +178,7 @@ def test_unknown_override_keys_are_named_with_the_closest_fields():
 
 
 def test_export_output_folder_is_checked_before_anything_runs(tmp_path):
-    from go2_locomotion.training.export import check_writable
+    from go2_locomotion.errors import check_writable
 
     check_writable(tmp_path / "new" / "bundle")  # created later, by the export
     assert not (tmp_path / "new").exists()

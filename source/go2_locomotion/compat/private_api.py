@@ -132,8 +132,6 @@ def rollout_storage(runner):
 def viser_plane_logger_calls_to_numpy(viewer_cls) -> bool:
     """Whether Isaac Lab's viser viewer's ``_log_plane_instances`` calls ``self._to_numpy`` (the method newton
     1.6.1's ``ViewerViser`` no longer has; :mod:`go2_locomotion.compat.viser_viewer`)."""
-    import inspect
-
     method = _attribute(viewer_cls, "_log_plane_instances", viewer_cls.__name__, "isaaclab")
     return "self._to_numpy(" in inspect.getsource(method)
 

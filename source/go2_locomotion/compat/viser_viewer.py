@@ -8,7 +8,7 @@ Lab logs ``Error stepping visualizer 'ViserVisualizer'``, drops the viewer, and 
 
 :func:`repair` gives one viewer instance the missing method (the same conversion newton now does in its module
 function); the class is not modified, and a viewer whose class has the method is left alone. The package's own
-visualizer (:class:`go2_locomotion.playback.viewer.Go2ViserVisualizer`) calls it on the viewer it creates.
+visualizer (:class:`go2_locomotion.playback.viser_visualizer.Go2ViserVisualizer`) calls it on the viewer it creates.
 
 ``tests/unit/test_playback.py::test_upstream_viser_to_numpy_defect_still_present`` checks that Isaac Lab's viewer
 class still lacks the method: when it fails, upstream has fixed the defect and this module can go.

@@ -68,7 +68,7 @@ class CommandPanel:
         self._steps += 1
         if self._steps % READOUT_EVERY:
             return
-        robot = self.steering.state.robot or 0
+        robot = self.steering.state.shown_robot
         rows = [
             f"| robot {robot} | command | measured |",
             "|---|---|---|",

@@ -20,7 +20,7 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import UsageError, exit_on_usage_error
+from ..errors import UsageError, check_writable, exit_on_usage_error
 
 RECORDING_NAME = "recording.viser"
 
@@ -129,8 +129,6 @@ def _main(argv: list[str] | None) -> int:
         print(json.dumps(info.__dict__))
         return 0
     if args.html is not None:
-        from ..training.export import check_writable
-
         check_writable(args.html.absolute().parent, "--html")
         write_html(args.recording, args.html)
         print(f"[go2] wrote {args.html} ({args.html.stat().st_size / 1e6:.1f} MB): open it in a browser, or share it")

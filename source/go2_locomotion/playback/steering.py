@@ -48,6 +48,11 @@ class SteeringState:
     engaged: bool = False
     follow: bool = False
 
+    @property
+    def shown_robot(self) -> int:
+        """The robot the readout shows and the camera follows: the steered one, robot 0 when all are steered."""
+        return 0 if self.robot is None else self.robot
+
     def describe(self) -> str:
         who = "all robots" if self.robot is None else f"robot {self.robot}"
         if not self.engaged:
@@ -143,7 +148,7 @@ class Steering:
             released, self._released = self._released, False
             self._changed = self._follow_changed = False
         if follow_changed:
-            self._log(f"[go2] camera {'follows robot ' + str(state.robot or 0) if state.follow else 'free'}")
+            self._log(f"[go2] camera {'follows robot ' + str(state.shown_robot) if state.follow else 'free'}")
         if not changed:
             return False
         ids = None if state.robot is None else [state.robot]
@@ -158,7 +163,7 @@ class Steering:
 
     def followed_robot(self) -> int | None:
         """The robot the camera follows, or ``None`` when following is off."""
-        return (self.state.robot or 0) if self.state.follow else None
+        return self.state.shown_robot if self.state.follow else None
 
 
 class TerminalKeys:

@@ -23,7 +23,7 @@ import socket
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import UsageError
+from ..errors import UsageError, check_writable
 
 CAPTURE_VIEWERS = ("newton_gl", "newton_rtx", "kit")
 """Visualizers Isaac Lab's video recorder can read frames from (viser and rerun only stream)."""
@@ -136,8 +136,6 @@ def _check_recording_path(path: Path) -> Path:
     path = path.absolute()
     if path.is_dir():
         raise UsageError(f"--record {path}: is a folder; give a file name ending in .viser")
-    from ..training.export import check_writable
-
     check_writable(path.parent, "--record")
     return path
 

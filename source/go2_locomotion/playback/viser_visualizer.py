@@ -27,7 +27,6 @@ class Go2ViserVisualizer(ViserVisualizer):
     def _create_viewer(self, record_to_viser: str | None, metadata: dict | None = None) -> None:
         super()._create_viewer(record_to_viser, metadata)
         viser_viewer.repair(self._viewer)
-        self.recorded_frames = 0
 
     @property
     def server(self):
@@ -43,11 +42,8 @@ class Go2ViserVisualizer(ViserVisualizer):
         browser connected, Isaac Lab's step draws nothing, so the frame is drawn here for the recording."""
         watched = self.has_clients()
         super().step(dt)
-        if not self.cfg.record_to_viser or self._viewer is None or dt <= 0.0:
-            return
-        if not watched:
+        if self.cfg.record_to_viser and self._viewer is not None and dt > 0.0 and not watched:
             self.draw_frame()
-        self.recorded_frames += 1
 
     def draw_frame(self) -> None:
         """Draw the current scene into the viewer (and so into the recording)."""

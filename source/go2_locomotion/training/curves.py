@@ -8,7 +8,7 @@ import csv
 from itertools import pairwise
 from pathlib import Path
 
-from ..errors import UsageError
+from ..errors import UsageError, check_writable
 from ..plotting import figure
 
 PANELS = {
@@ -173,8 +173,6 @@ def write_curves(run_dirs: list[str], labels: list[str] | None, out: str | None)
     """One run: its curves (:func:`export_curves`); several: their comparison by samples
     (:func:`compare_by_samples`), which needs ``out`` and one label per run (default 0, 1, ...)."""
     if out is not None:
-        from .export import check_writable
-
         check_writable(Path(out), "--out")
     if len(run_dirs) == 1:
         return export_curves(Path(run_dirs[0]), Path(out) if out else None)

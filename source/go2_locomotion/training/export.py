@@ -7,11 +7,9 @@ writes ``policy.pt``, ``policy.onnx`` and ``deploy.yaml`` into ``--output`` (def
 from __future__ import annotations
 
 import argparse
-import os
-import tempfile
 from pathlib import Path
 
-from ..errors import UsageError, exit_on_usage_error
+from ..errors import check_writable, exit_on_usage_error
 from .cli import make_parser, parse_args
 from .session import export_all, loaded_policy
 
@@ -29,22 +27,6 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Export; returns the process exit code (2 for a usage error)."""
     return exit_on_usage_error(lambda: _export(argv))
-
-
-def check_writable(folder: Path, flag: str = "--output") -> None:
-    """Refuse, before anything runs, a folder that cannot be created or written (nothing is left behind).
-
-    Raises:
-        UsageError: Naming the folder and why.
-    """
-    folder = folder.absolute()
-    existing = next(p for p in (folder, *folder.parents) if p.exists())
-    if not existing.is_dir():
-        raise UsageError(f"{flag} {folder}: {existing} is a file, not a folder")
-    try:  # a probe folder, removed at once (permission bits do not tell for root, nor for /proc)
-        os.rmdir(tempfile.mkdtemp(dir=existing, prefix=".go2_probe_"))
-    except OSError as error:
-        raise UsageError(f"{flag} {folder}: cannot create folders in {existing} ({error.strerror})") from None
 
 
 def _export(argv: list[str] | None) -> int:

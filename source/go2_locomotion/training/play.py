@@ -121,7 +121,7 @@ class SteeringLoop:
         for char in self.keys.read():
             self.steering.key(char)
         changed = self.steering.apply()
-        robot = self.steering.state.robot or 0
+        robot = self.steering.state.shown_robot
         unwrapped = self.env.unwrapped
         followed = self.steering.followed_robot()
         if followed is not None:
