@@ -9,6 +9,36 @@ cd "$(dirname "${BASH_SOURCE[0]}")"
 VENV="${GO2_VENV:-.venv}"
 ISAACLAB_VERSION="3.0.0"
 
+# System packages the README's test command and features use (Debian/Ubuntu names): Debian's Chromium (the browser
+# tests drive it headless: playback in viser, recordings) and Mesa's OSMesa (MuJoCo's off-screen rendering on a
+# machine without a GPU: sim2sim --video, the README's animation). Installed before pip spends minutes, or refused
+# with the command to run. GO2_SYSTEM_PACKAGES=skip leaves them out (those tests then fail).
+missing_system_packages() {
+    command -v chromium >/dev/null || echo chromium
+    { ldconfig -p 2>/dev/null || /sbin/ldconfig -p 2>/dev/null; } | grep -q 'libOSMesa\.so' || echo libosmesa6
+}
+
+install_system_packages() {
+    local missing
+    missing="$(missing_system_packages | tr '\n' ' ')"
+    missing="${missing% }"
+    [ -z "$missing" ] && return
+    [ "${GO2_SYSTEM_PACKAGES:-}" = "skip" ] && { echo "setup.sh: GO2_SYSTEM_PACKAGES=skip: not installing $missing"; return; }
+    local as_root=()
+    if [ "$(id -u)" -ne 0 ]; then
+        command -v sudo >/dev/null && as_root=(sudo) || as_root=(none)
+    fi
+    if ! command -v apt-get >/dev/null || [ "${as_root[0]:-}" = none ]; then
+        echo "setup.sh: missing system packages: $missing (browser tests, off-screen MuJoCo rendering); install them as root (Debian/Ubuntu: apt-get install -y $missing) and re-run ./setup.sh, or set GO2_SYSTEM_PACKAGES=skip" >&2
+        exit 2
+    fi
+    echo "setup.sh: installing system packages: $missing (${as_root[*]:-as root} apt-get)"
+    if ! { "${as_root[@]}" apt-get update -qq && "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null; }; then
+        echo "setup.sh: could not install $missing with apt-get; install them as root (apt-get install -y $missing) and re-run ./setup.sh" >&2
+        exit 2
+    fi
+}
+
 is_py312() { "$1" -c 'import sys; sys.exit(sys.version_info[:2] != (3, 12))' 2>/dev/null; }
 
 find_python312() {
@@ -26,6 +56,8 @@ find_python312() {
     exit 1
 }
 
+install_system_packages
+
 if [ -x "$VENV/bin/python" ] && is_py312 "$VENV/bin/python"; then
     echo "setup.sh: reusing $VENV"
 else
@@ -42,4 +74,4 @@ fi
 # downloads from elsewhere, and physics does not need it.
 echo "setup.sh: installing isaaclab[ovphysx]==$ISAACLAB_VERSION and go2_locomotion[test,usd-build] (first time: ~7 min, ~7 GB)"
 "$VENV/bin/python" -m pip install --quiet "isaaclab[ovphysx]==$ISAACLAB_VERSION" -e ".[test,usd-build]"
-echo "setup.sh: done. Run the tests with: $VENV/bin/python -m pytest"
+echo "setup.sh: done. Enter the environment with: source $VENV/bin/activate   (then: python -m pytest; python scripts/train.py ...)"

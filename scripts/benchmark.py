@@ -8,10 +8,12 @@ Drives `isaaclab benchmark runtime` and `isaaclab benchmark training --rl_librar
 benchmark.json (every figure, machine, versions, ratios ours/upstream) and benchmark.png into --out.
 """
 
+import _environment  # noqa: F401, I001 (first: names the environment to use when the package is missing)
 import argparse
 import json
 from pathlib import Path
 
+from go2_locomotion.errors import check_writable, exit_on_usage_error
 from go2_locomotion.benchmark.compare import (
     PAIRS,
     compare,
@@ -48,6 +50,8 @@ if __name__ == "__main__":
             f"--num_envs must be positive integers and --training_envs >= 0, got {args.num_envs}, {args.training_envs}"
         )
     out = Path(args.out)
+    if exit_on_usage_error(lambda: check_writable(out, "--out") or 0):
+        raise SystemExit(2)
     if args.recipe:
         setups = cpu_recipe_setups(baseline_envs=args.training_envs or 64)
         result = compare_training(setups, args.training_iterations, args.device, out, repeats=args.repeats)

@@ -5,6 +5,7 @@ of a training run from its TensorBoard events.
     python scripts/curves.py <run A> <run B> --labels A B --out <folder>   # by transitions: by_samples.png/.md
 """
 
+import _environment  # noqa: F401, I001 (first: names the environment to use when the package is missing)
 import argparse
 import sys
 

@@ -5,6 +5,7 @@ python scripts/evaluate.py --task Go2-Flat --run logs/rsl_rl/go2_flat/<run> --ev
 python scripts/evaluate.py --compare <report A> <report B>      # also against sim2sim.py --grid reports
 """
 
+import _environment  # noqa: F401, I001 (first: names the environment to use when the package is missing)
 import sys
 
 from go2_locomotion.evaluation.isaac import main

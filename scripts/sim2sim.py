@@ -9,6 +9,7 @@ chosen automatically unless MUJOCO_GL is set.
 Writes <bundle>/sim2sim/sim2sim.json and sim2sim.png. Run with --help for every flag.
 """
 
+import _environment  # noqa: F401, I001 (first: names the environment to use when the package is missing)
 import sys
 
 from go2_locomotion.deploy.offscreen import choose_mujoco_gl

@@ -7,6 +7,7 @@
 Run with --help for every flag; Hydra overrides (env.…=value, agent.…=value) and physics=… follow the flags.
 """
 
+import _environment  # noqa: F401, I001 (first: names the environment to use when the package is missing)
 import sys
 
 from go2_locomotion.training.train import main

@@ -6,6 +6,7 @@
 Run with --help for every flag.
 """
 
+import _environment  # noqa: F401, I001 (first: names the environment to use when the package is missing)
 import sys
 
 from go2_locomotion.playback.recording import main

@@ -65,3 +65,18 @@ def check_writable(folder: Path, flag: str = "--output") -> None:
         os.rmdir(tempfile.mkdtemp(dir=existing, prefix=".go2_probe_"))
     except OSError as error:
         raise UsageError(f"{flag} {folder}: cannot create folders in {existing} ({error.strerror})") from None
+
+
+def prepare_output_file(path: Path, flag: str) -> Path:
+    """An output file's path, absolute, with its folder created when missing, after refusing (before anything
+    runs) a path that is a folder or whose folder cannot be created or written.
+
+    Raises:
+        UsageError: Naming the flag, the path and why.
+    """
+    path = Path(path).absolute()
+    if path.is_dir():
+        raise UsageError(f"{flag} {path}: is a folder; give a file name")
+    check_writable(path.parent, flag)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return path

@@ -126,7 +126,7 @@ def test_train_play_export_on_physx(tmp_path):
     assert manifest["joints"]["names"] == NEWTON_ORDER and manifest["joints"]["backend_names"] == PHYSX_ORDER
     assert manifest["checkpoint"] == "model_1.pt"
 
-    bundle = tmp_path / "bundle"
+    bundle = tmp_path / "bundles" / "physx"  # --output into a folder that does not exist yet: created
     result = run_script(
         "export.py", "--task", "Go2-Flat", "--checkpoint", str(run), "--output", str(bundle), *CPU, *PHYSX, cwd=tmp_path
     )

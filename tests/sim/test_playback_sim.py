@@ -170,7 +170,7 @@ def test_recording_without_a_browser_opens_in_the_browser(tmp_path):
 
     from go2_locomotion.playback import recording
 
-    out = tmp_path / "walk.viser"
+    out = tmp_path / "walk" / "run.viser"  # a folder that does not exist yet: created before playback starts
     steps = 60
     result = subprocess.run(
         [*PLAY, *CPU, "--num_envs", "2", "--headless", "--record", str(out), "--num_steps", str(steps)],

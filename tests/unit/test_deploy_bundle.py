@@ -323,15 +323,20 @@ def test_sim2sim_errors_are_one_line(tmp_path):
 
 
 def test_sim2sim_video_writes_a_gif_on_a_cpu_machine(tmp_path):
-    """Off-screen MuJoCo without a display or GPU: scripts/sim2sim.py picks OSMesa (.ci/run installs libosmesa6)."""
+    """Off-screen MuJoCo without a display or GPU: scripts/sim2sim.py picks OSMesa (./setup.sh installs libosmesa6).
+    --video and --output into folders that do not exist yet: created."""
     from PIL import Image
 
     folder = make_bundle(tmp_path / "bundle")
-    gif = tmp_path / "run.gif"
+    gif = tmp_path / "new" / "deeper" / "run.gif"
     command = [sys.executable, "scripts/sim2sim.py", "--bundle", str(folder), "--commands", "stand:0.3:0,0,0"]
     env = {k: v for k, v in os.environ.items() if k not in ("MUJOCO_GL", "PYOPENGL_PLATFORM", "DISPLAY")}
-    result = subprocess.run([*command, "--video", str(gif)], capture_output=True, text=True, env=env)
+    output = tmp_path / "reports" / "sim2sim"
+    result = subprocess.run(
+        [*command, "--video", str(gif), "--output", str(output)], capture_output=True, text=True, env=env
+    )
     assert result.returncode == 0, result.stderr[-2000:]
+    assert (output / "sim2sim.json").is_file()
     with Image.open(gif) as image:
         # 0.3 s at 50 Hz, a frame every 3rd step: 5 frames, drawn (not one flat colour)
         assert image.n_frames == 5

@@ -280,6 +280,10 @@ def test_view_recording_cli(viser_recording, tmp_path):
     script = [sys.executable, str(ROOT / "scripts" / "view_recording.py")]
     info = subprocess.run([*script, str(viser_recording), "--info"], capture_output=True, text=True, check=True)
     assert json.loads(info.stdout)["frames"] == 4
+    # --html into a folder that does not exist yet: created
+    html = tmp_path / "share" / "today" / "box.html"
+    subprocess.run([*script, str(viser_recording), "--html", str(html)], capture_output=True, text=True, check=True)
+    assert "__VISER_EMBED_DATA__" in html.read_text()
     (tmp_path / "junk.viser").write_bytes(b"not a recording")
     for bad, message in (
         ("junk.viser", "not a viser recording"),

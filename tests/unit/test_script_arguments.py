@@ -22,6 +22,26 @@ CASES = [
     (["curves.py", ".", "--out", "/proc/nope"], "--out /proc/nope: cannot create folders in /proc"),
     (["benchmark.py", "--num_envs", "-5"], "--num_envs must be positive integers"),
     (["view_recording.py", "missing.viser"], "missing.viser: no such recording"),
+    # every output flag: a folder that cannot be made (below a file) is refused before anything runs
+    (
+        ["play.py", "--task", "Go2-Flat", "--checkpoint", "pretrained", "--device", "cpu"]
+        + ["--record", "/dev/null/a/r.viser"],
+        "--record /dev/null/a: /dev/null is a file",
+    ),
+    (
+        ["export.py", "--task", "Go2-Flat", "--checkpoint", "pretrained", "--device", "cpu", "--output", "/dev/null/a"],
+        "--output /dev/null/a: /dev/null is a file",
+    ),
+    (
+        ["evaluate.py", "--task", "Go2-Flat", "--checkpoint", "pretrained", "--device", "cpu", "--out", "/dev/null/a"],
+        "--out /dev/null/a: /dev/null is a file",
+    ),
+    (["sim2sim.py", "--bundle", "pretrained", "--output", "/dev/null/a"], "--output /dev/null/a: /dev/null is a file"),
+    (["sim2sim.py", "--bundle", "pretrained", "--video", "/dev/null/a/w.gif"], "--video /dev/null/a: /dev/null is a"),
+    (["sim2sim.py", "--bundle", "pretrained", "--grid", "default", "--output", "/dev/null/a"], "--output /dev/null/a"),
+    (["view_recording.py", "missing.viser", "--html", "/dev/null/a/r.html"], "--html /dev/null/a: /dev/null is a"),
+    (["curves.py", ".", "--out", "/dev/null/a"], "--out /dev/null/a: /dev/null is a file"),
+    (["benchmark.py", "--out", "/dev/null/a"], "--out /dev/null/a: /dev/null is a file"),
 ]
 
 

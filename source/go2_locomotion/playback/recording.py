@@ -20,7 +20,7 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import UsageError, check_writable, exit_on_usage_error
+from ..errors import UsageError, check_writable, exit_on_usage_error, prepare_output_file
 
 RECORDING_NAME = "recording.viser"
 
@@ -124,12 +124,14 @@ def main(argv: list[str] | None = None) -> int:
 
 def _main(argv: list[str] | None) -> int:
     args = build_parser().parse_args(argv)
+    if args.html is not None:
+        check_writable(args.html.absolute().parent, "--html")
     info = summarize(args.recording)
     if args.info:
         print(json.dumps(info.__dict__))
         return 0
     if args.html is not None:
-        check_writable(args.html.absolute().parent, "--html")
+        args.html = prepare_output_file(args.html, "--html")
         write_html(args.recording, args.html)
         print(f"[go2] wrote {args.html} ({args.html.stat().st_size / 1e6:.1f} MB): open it in a browser, or share it")
         return 0

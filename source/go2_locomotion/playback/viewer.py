@@ -23,7 +23,7 @@ import socket
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import UsageError, check_writable
+from ..errors import UsageError, prepare_output_file
 
 CAPTURE_VIEWERS = ("newton_gl", "newton_rtx", "kit")
 """Visualizers Isaac Lab's video recorder can read frames from (viser and rerun only stream)."""
@@ -133,11 +133,7 @@ def plan_viewers(args: argparse.Namespace) -> ViewerPlan:
 def _check_recording_path(path: Path) -> Path:
     if path.suffix != ".viser":
         raise UsageError(f"--record {path}: the recording file must end in .viser")
-    path = path.absolute()
-    if path.is_dir():
-        raise UsageError(f"--record {path}: is a folder; give a file name ending in .viser")
-    check_writable(path.parent, "--record")
-    return path
+    return prepare_output_file(path, "--record")
 
 
 def _check_port(port: int, bind: str) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ... import pretrained
-from ...errors import USAGE_EXIT_CODE, UsageError, exit_on_usage_error
+from ...errors import USAGE_EXIT_CODE, UsageError, check_writable, exit_on_usage_error, prepare_output_file
 from ..bundle import BundleError, load_bundle
 from .gif import VideoUnavailable
 from .loop import DEFAULT_SEGMENTS, parse_segments, run
@@ -75,6 +75,10 @@ def _resolve_bundle(args) -> int:
     a ``--substeps`` below 1."""
     if args.substeps is not None and args.substeps < 1:
         raise UsageError(f"--substeps must be a positive integer, got {args.substeps}")
+    if args.output is not None:
+        check_writable(args.output, "--output")
+    if args.video is not None:
+        args.video = prepare_output_file(args.video, "--video")
     args.work_dir = Path(args.bundle)
     if args.bundle == pretrained.KEYWORD:
         try:

@@ -1,0 +1,98 @@
+"""./setup.sh installs the system packages the tests and features need (Debian's chromium, Mesa's OSMesa) before
+pip, or stops with one line naming them; and every script started with a Python that lacks the package says which
+environment to use. Run with stub programs on a PATH of their own, so nothing is installed."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).parents[2]
+TOOLS = ("dirname", "tr", "grep", "cat", "env")
+"""Real programs setup.sh needs before its Python step."""
+
+
+def _stub(folder: Path, name: str, body: str) -> None:
+    path = folder / name
+    path.write_text(f"#!/bin/bash\n{body}\n")
+    path.chmod(0o755)
+
+
+def _bin(tmp_path: Path, uid: int, apt: bool, sudo: bool, have: tuple[str, ...] = ()) -> Path:
+    """A PATH folder: the real tools, ``id -u`` answering ``uid``, apt-get and sudo stubs that log their words."""
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    for tool in TOOLS:
+        (folder / tool).symlink_to(shutil.which(tool))
+    _stub(folder, "id", f"echo {uid}")
+    _stub(folder, "ldconfig", "echo '\tlibOSMesa.so.8 (libc6,x86-64) => /x/libOSMesa.so.8'" if "osmesa" in have else "")
+    if "chromium" in have:
+        _stub(folder, "chromium", "")
+    if apt:
+        _stub(folder, "apt-get", f'echo "apt-get $*" >> {tmp_path}/calls')
+    if sudo:
+        _stub(folder, "sudo", f'echo "sudo $1" >> {tmp_path}/calls; "$@"')
+    return folder
+
+
+def _setup(tmp_path: Path, folder: Path) -> subprocess.CompletedProcess:
+    env = {"PATH": str(folder), "HOME": str(tmp_path), "GO2_VENV": str(tmp_path / "venv"), "PYTHON": "no-python"}
+    return subprocess.run(["/bin/bash", str(ROOT / "setup.sh")], env=env, capture_output=True, text=True, timeout=60)
+
+
+def _calls(tmp_path: Path) -> list[str]:
+    calls = tmp_path / "calls"
+    return calls.read_text().splitlines() if calls.exists() else []
+
+
+def test_missing_packages_without_apt_or_root_stop_with_one_line_before_pip(tmp_path):
+    result = _setup(tmp_path, _bin(tmp_path, uid=1000, apt=True, sudo=False))
+    assert result.returncode == 2, result.stderr
+    (line,) = result.stderr.splitlines()
+    assert "missing system packages: chromium libosmesa6" in line
+    assert "apt-get install -y chromium libosmesa6" in line
+    assert _calls(tmp_path) == [] and not (tmp_path / "venv").exists()
+
+    no_apt = tmp_path / "no_apt"
+    no_apt.mkdir()
+    result = _setup(no_apt, _bin(no_apt, uid=0, apt=False, sudo=False, have=("chromium",)))
+    assert result.returncode == 2 and "missing system packages: libosmesa6" in result.stderr
+
+
+@pytest.mark.parametrize(("uid", "sudo", "prefix"), [(0, False, ""), (1000, True, "sudo apt-get\n")])
+def test_missing_packages_are_installed_with_apt_as_root_or_through_sudo(tmp_path, uid, sudo, prefix):
+    result = _setup(tmp_path, _bin(tmp_path, uid=uid, apt=True, sudo=sudo, have=("osmesa",)))
+    # the stubs install nothing; set-up then goes on to its Python step, which finds no Python 3.12 here
+    assert "installing system packages: chromium" in result.stdout, result.stdout + result.stderr
+    apt = [call for call in _calls(tmp_path) if call.startswith("apt-get")]
+    assert apt == ["apt-get update -qq", "apt-get install -y -qq chromium"]
+    assert ("sudo apt-get" in _calls(tmp_path)) == sudo
+    assert "no Python 3.12 found" in result.stderr
+
+
+def test_nothing_is_installed_when_the_packages_are_there(tmp_path):
+    result = _setup(tmp_path, _bin(tmp_path, uid=0, apt=True, sudo=False, have=("chromium", "osmesa")))
+    assert _calls(tmp_path) == [] and "installing system packages" not in result.stdout
+
+
+SCRIPTS = sorted(p.name for p in (ROOT / "scripts").glob("*.py") if not p.name.startswith("_"))
+
+
+@pytest.mark.parametrize("script", SCRIPTS)
+def test_a_python_without_the_package_is_told_which_environment_to_use(script, tmp_path):
+    # -S: no site-packages, so the package (installed there) is missing, as with the machine's own python3
+    result = subprocess.run(
+        [sys.executable, "-S", str(ROOT / "scripts" / script), "--help"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"},
+    )
+    assert result.returncode == 2
+    (line,) = result.stderr.splitlines()
+    assert "does not have go2_locomotion installed" in line and "source .venv/bin/activate" in line
