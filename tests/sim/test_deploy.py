@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 import torch
 import yaml
+from tensordict import TensorDict
 from deploy_fixtures import NEWTON_ORDER, PHYSX_ORDER
 
 import go2_locomotion.tasks  # noqa: F401  (registers the tasks)
@@ -24,6 +25,13 @@ STEPS = 15
 # 10-step episodes, so time-outs reset robots (and their previous action) inside the recording
 SHORT_EPISODES = ["env.episode_length_s=0.2"]
 SMALL_TERRAIN = ["env.scene.terrain.terrain_generator.num_rows=2", "env.scene.terrain.terrain_generator.num_cols=3"]
+STEER = {
+    0: {0: (0.0, 0.0, 0.0), 1: (0.6, 0.0, 0.0)},
+    5: {0: (0.5, 0.2, 0.3), 1: (0.0, 0.0, 0.0)},
+    12: {1: (0.05, 0.0, 0.05)},
+}
+"""Commands given during the recording, by step and robot: robot 0 stands, then walks; robot 1 walks, then stands
+(at the end with a command of norm 0.07, inside the stand rule's 0.1); robot 2 keeps its random commands."""
 
 
 def _np(x) -> np.ndarray:
@@ -77,7 +85,12 @@ def _record(task: str, overrides: list[str], export_dir):
         to_sdk2 = [names.index(n) for n in SDK2_JOINT_ORDER]
         scanner = env.scene.sensors.get("height_scanner")
         resets = 0
-        for _ in range(STEPS):
+        term = env.command_manager.get_term("base_velocity")
+        for step in range(STEPS):
+            for robot_id, command in STEER.get(step, {}).items():
+                term.steer(command, [robot_id])
+            if step in STEER:  # the policy sees a changed command at once, as in playback
+                obs = TensorDict(env.observation_manager.compute(), batch_size=[NUM_ENVS])
             quat_xyzw = _np(robot.data.root_quat_w)
             state = {
                 "joint_pos": _np(robot.data.joint_pos)[:, to_sdk2],
@@ -134,6 +147,12 @@ def test_reference_controller_matches_simulator(case, asset_cache, tmp_path):
     assert manifest["observation"]["normalizer"] is not None
     # PhysX has no MuJoCo integrator, cone or substeps; sim2sim falls back to its own then
     assert (manifest["physics"]["integrator"] is None) == on_physx
+
+    if task == "Go2-Flat":  # the clock stops while told to stand, and runs again when moving
+        clock = np.array([[record["observation"][i][48:50] for i in range(2)] for record in records])  # [T, 2, 2]
+        stopped = np.all(clock == 0.0, axis=-1)
+        assert stopped[:5, 0].all() and not stopped[5:, 0].any()
+        assert not stopped[:5, 1].any() and stopped[5:, 1].all()
 
     controller = ReferenceController(tmp_path)
     for step, record in enumerate(records):
@@ -220,7 +239,7 @@ def test_manifest_fields(asset_cache, tmp_path):
         "gait_phase",
         48,
         2,
-        {"period": 0.5},
+        {"command_name": "base_velocity", "period": 0.5, "standing_command": 0.1},
     )
     assert m["policy"]["output"] == {"name": "actions", "width": 12}
     assert m["commands"]["base_velocity"]["ranges"]["lin_vel_x"] == [-1.0, 1.0]

@@ -80,7 +80,7 @@ def test_zero_action_stands_and_errors_equal_the_commands(run_folder, tmp_path):
 def test_same_seed_same_figures(run_folder, tmp_path):
     """The zero-action policy (a constant output) twice with one seed: every figure equal. Robots start with
     random poses, joint offsets and velocities (the play MDP's resets), so this checks the seed reaches them."""
-    first = _evaluate(tmp_path / "a", "--checkpoint", str(run_folder / "model_0.pt"), "--seed", "7")
+    first = _evaluate(tmp_path / "a" / "seed7", "--checkpoint", str(run_folder / "model_0.pt"), "--seed", "7")
     second = _evaluate(tmp_path / "b", "--checkpoint", str(run_folder / "model_0.pt"), "--seed", "7")
     other = _evaluate(tmp_path / "c", "--checkpoint", str(run_folder / "model_0.pt"), "--seed", "8")
     assert first["settings"]["seed"] == 7

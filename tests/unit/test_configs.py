@@ -41,7 +41,7 @@ PUSHES = {"push_by_setting_velocity", "apply_external_force_torque"}
 PENALTY_FUNCTIONS = {"is_terminated", "undesired_contacts", "joint_pos_limits", "joint_vel_limits"}
 """Penalty terms whose function name does not end in ``_l1`` / ``_l2``."""
 
-REWARD_FUNCTIONS = {"feet_air_time", "trot_swing", "is_alive"}
+REWARD_FUNCTIONS = {"feet_air_time", "trot_swing", "feet_down_standing", "is_alive"}
 """Rewarded terms whose function name does not start with ``track_``."""
 
 FLAT_CHANGES = (
@@ -63,6 +63,8 @@ FLAT_CHANGES = (
     "rewards.feet_air_time",
     "commands.base_velocity.rel_standing_envs",
     "rewards.trot",
+    "rewards.feet_down_standing",
+    "rewards.standing_joint_deviation_l1",
 )
 """What Go2-Flat changes in Go2-Rough (the README's task table and ``flat_env_cfg.py`` say why)."""
 
@@ -186,7 +188,7 @@ def test_policy_observation_is_what_the_deploy_controller_rebuilds(task, tmp_pat
         assert function in OBSERVATION_INPUTS, f"{name}: the deploy controller cannot rebuild {function}"
         params = {}
         if function == "gait_phase":
-            params = {"period": term.params["period"]}
+            params = {key: term.params[key] for key in ("period", "standing_command")}
         if function == "height_scan":
             params = {"offset": 0.5, "sensor_offset_z": 0.0, "points_xy": [[0.0, 0.0]] * widths[name]}
             state["height_scan"] = np.zeros(widths[name])

@@ -14,13 +14,18 @@ RANGES = {"lin_vel_x": (-0.5, 1.0), "lin_vel_y": (-1.0, 1.0), "ang_vel_z": (-2.0
 
 def test_default_grid_follows_the_command_ranges():
     grid = {c.name: c.command for c in default_grid(RANGES)}
-    assert grid["stand"] == (0.0, 0.0, 0.0)
+    assert len(grid) == 13 and grid["stand"] == (0.0, 0.0, 0.0)
     assert grid["forward_slow"] == (0.25, 0.0, 0.0) and grid["forward_fast"] == (1.0, 0.0, 0.0)
     assert grid["backward"] == (-0.25, 0.0, 0.0) and grid["backward_fast"] == (-0.5, 0.0, 0.0)  # x range ends at -0.5
     assert grid["left"] == (0.0, 0.5, 0.0) and grid["right"] == (0.0, -0.5, 0.0)
     assert grid["turn_left_fast"] == (0.0, 0.0, 2.0) and grid["turn_right"] == (0.0, 0.0, -1.0)
     assert grid["forward_turn"] == (0.5, 0.0, 1.0)
-    assert [c.moving for c in default_grid(RANGES)].count(False) == 1
+    # standing still, and a stop: the full forward speed, then told to stand at 6 s
+    assert [c.name for c in default_grid(RANGES) if not c.moving] == ["stand", "stop"]
+    stop = default_grid(RANGES)[-1]
+    assert (stop.before, stop.command, stop.switch_s) == ((1.0, 0.0, 0.0), (0.0, 0.0, 0.0), 6.0)
+    assert stop.at(5.98) == (1.0, 0.0, 0.0) and stop.at(6.0) == (0.0, 0.0, 0.0)
+    assert stop.counts_from(2.0) == 7.0 and default_grid(RANGES)[0].counts_from(2.0) == 2.0
     assert all(math.copysign(1, v) == 1 for v in grid["stand"])  # no -0.0 in a report
 
 
@@ -183,3 +188,49 @@ def test_mujoco_grid_on_a_zero_action_bundle(tmp_path):
     json_path, png_path = reports.write(report, tmp_path / "out")
     assert reports.load(json_path.parent)["commands"] == json.loads(json_path.read_text())["commands"]
     assert png_path.stat().st_size > 10_000
+
+
+def test_standing_figures_by_hand():
+    """One robot told to stand for 10 steps: all four feet down on 8 of them (one foot up on steps 3 and 4),
+    joints moving at 1 rad/s (the helper's figure)."""
+    grid = [GridCommand("stand", (0.0, 0.0, 0.0))]
+    recorder = _recorder(grid, [0], settle_s=0.0)
+    for step in range(10):
+        contact = np.array([[True, step not in (3, 4), True, True]])
+        recorder.record(_state([0], 0.0, 0.0, 0.0, contact=contact))
+    report = recorder.report()
+    (stand,) = report["commands"]
+    assert stand["all_feet_down"] == pytest.approx(0.8) and stand["joint_speed"] == pytest.approx(1.0)
+    assert stand["time_to_stand_s"] is None and stand["stood_rate"] is None  # no stop asked
+    assert report["summary"]["standing_all_feet_down"] == pytest.approx(0.8)
+    assert report["summary"]["standing_joint_speed"] == pytest.approx(1.0)
+    assert report["summary"]["stop_time_s"] is None and report["summary"]["stop_stood_rate"] is None
+
+
+def test_stop_by_hand():
+    """Told 1 m/s until 0.1 s (step 5), then to stand; steps of 0.02 s, standing must hold for 1 s (50 steps).
+    Robot 0 slows to 0.04 m/s at step 9 with all feet down and stays: 4 steps = 0.08 s after the stop.
+    Robot 1 is slow from step 7 but lifts a foot at step 30: it stands from step 31 on, 0.52 s after the stop.
+    Robot 2 never gets under 0.05 m/s. Figures count from 0.1 + 1.0 s (step 55) on."""
+    grid = [GridCommand("stop", (0.0, 0.0, 0.0), before=(1.0, 0.0, 0.0), switch_s=0.1)]
+    recorder = _recorder(grid, [0, 0, 0], settle_s=0.0)
+    for step in range(100):
+        vx = np.array([1.0 if step < 9 else 0.04, 1.0 if step < 7 else 0.0, 0.06])
+        contact = np.ones((3, 4), dtype=bool)
+        contact[1, 2] = step != 30
+        recorder.record(_state(range(3), vx, 0.0, 0.0, contact=contact))
+    (stop,) = recorder.report()["commands"]
+    assert stop["samples"] == 3 * 45  # steps 55-99
+    assert stop["xy_error"] == pytest.approx((0.04 + 0.0 + 0.06) / 3)  # against the zero command
+    assert stop["time_to_stand_s"] is None and stop["stood_rate"] == pytest.approx(2 / 3)
+    recorder = _recorder(grid, [0, 0], settle_s=0.0)
+    for step in range(100):
+        contact = np.ones((2, 4), dtype=bool)
+        contact[1, 2] = step != 30
+        recorder.record(
+            _state(range(2), np.array([1.0 if step < 9 else 0.04, 1.0 if step < 7 else 0.0]), 0.0, 0.0, contact=contact)
+        )
+    report = recorder.report()
+    assert report["commands"][0]["time_to_stand_s"] == pytest.approx(26 * 0.02)  # the slower robot: step 31
+    assert report["summary"]["stop_time_s"] == pytest.approx(0.52) and report["summary"]["stop_stood_rate"] == 1.0
+    assert report["summary"]["xy_error_moving"] is None  # a stop is a standing command

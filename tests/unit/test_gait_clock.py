@@ -15,17 +15,32 @@ from go2_locomotion.tasks.flat_env_cfg import GAIT_PERIOD, SWING_OFFSETS
 from go2_locomotion.tasks.mdp import gait
 
 STEP_DT = 0.02
+FEET = SimpleNamespace(name="contact_forces", body_ids=[0, 1, 2, 3])
+JOINTS = SimpleNamespace(name="robot", joint_ids=slice(None))
 
 
-def _env(steps: list[int], contact: list[list[bool]] | None = None, command=(0.5, 0.0, 0.0)):
+class _Scene(SimpleNamespace):
+    def __getitem__(self, name):
+        return getattr(self, name)
+
+
+def _env(steps: list[int], contact: list[list[bool]] | None = None, command=(0.5, 0.0, 0.0), joint_pos=None):
     n = len(steps)
+    commands = torch.tensor(command if isinstance(command, list) else [command] * n, dtype=torch.float32)
+    default = torch.tensor([[0.1, 0.8, -1.5] * 4] * n)
+    robot = SimpleNamespace(
+        data=SimpleNamespace(
+            joint_pos=SimpleNamespace(torch=default if joint_pos is None else default + torch.tensor(joint_pos)),
+            default_joint_pos=SimpleNamespace(torch=default),
+        )
+    )
     contact_time = torch.tensor(contact if contact is not None else [[True] * 4] * n, dtype=torch.float32) * 0.1
     sensor = SimpleNamespace(data=SimpleNamespace(current_contact_time=SimpleNamespace(torch=contact_time)))
     return SimpleNamespace(
         step_dt=STEP_DT,
         episode_length_buf=torch.tensor(steps),
-        scene=SimpleNamespace(sensors={"contact_forces": sensor}),
-        command_manager=SimpleNamespace(get_command=lambda name: torch.tensor([command] * n, dtype=torch.float32)),
+        scene=_Scene(sensors={"contact_forces": sensor}, robot=robot),
+        command_manager=SimpleNamespace(get_command=lambda name: commands),
     )
 
 
@@ -60,7 +75,7 @@ def test_trot_reward_by_hand():
         swing_offsets=SWING_OFFSETS,
         command_name="base_velocity",
         command_threshold=0.1,
-        sensor_cfg=SimpleNamespace(name="contact_forces", body_ids=[0, 1, 2, 3]),
+        sensor_cfg=FEET,
     )
     # step 0: FL and RR start their swing (fraction 0 < 0.5), FR and RL are half a cycle on: due on the ground
     trot = [False, True, True, False]  # in contact: FL, FR, RL, RR
@@ -72,3 +87,45 @@ def test_trot_reward_by_hand():
     assert reward(_env([13], [[not c for c in trot]])).item() == 0.5
     # a standing command pays for no step
     assert reward(_env([0], [trot], command=(0.05, 0.0, 0.0))).item() == 0.0
+
+
+def test_clock_stops_when_told_to_stand():
+    # the stand rule: the command's norm (lin x, lin y, yaw rate together) at most 0.1 reads [0, 0]
+    commands = [(0.0, 0.0, 0.0), (0.06, 0.0, 0.079), (0.06, 0.0, 0.081), (0.0, 0.0, -0.5), (0.5, 0.0, 0.0)]
+    env = _env([6] * 5, command=commands)
+    obs = gait.gait_phase(env, GAIT_PERIOD, command_name="base_velocity", standing_command=0.1)
+    running = [math.sin(2 * math.pi * 6 / 25), math.cos(2 * math.pi * 6 / 25)]
+    # |(0.06, 0, 0.079)| = 0.0992 stands, |(0.06, 0, 0.081)| = 0.1008 moves
+    expected = torch.tensor([[0.0, 0.0], [0.0, 0.0], running, running, running])
+    torch.testing.assert_close(obs, expected, atol=1e-6, rtol=0)
+    # without a command name the clock runs whatever the command (bundles written before the rule)
+    torch.testing.assert_close(gait.gait_phase(env, GAIT_PERIOD), torch.tensor([running] * 5), atol=1e-6, rtol=0)
+
+
+def test_controller_applies_the_same_stand_rule():
+    from go2_locomotion.deploy.controller import ReferenceController
+
+    controller = ReferenceController.__new__(ReferenceController)
+    controller.policy_dt = STEP_DT
+    for command in ((0.0, 0.0, 0.0), (0.06, 0.0, 0.079), (0.06, 0.0, 0.081), (0.0, 0.0, -0.5), (1.0, 0.0, 0.0)):
+        for steps in (0, 6, 13, 1005):
+            env = _env([steps], command=command)
+            expected = gait.gait_phase(env, GAIT_PERIOD, command_name="base_velocity", standing_command=0.1)
+            got = controller.gait_phase(steps, GAIT_PERIOD, np.array(command), standing_command=0.1)
+            np.testing.assert_allclose(got, expected[0].numpy(), atol=1e-6)
+    # no command given to the controller is a zero command: standing
+    np.testing.assert_array_equal(controller.gait_phase(6, GAIT_PERIOD, None, standing_command=0.1), [0.0, 0.0])
+
+
+def test_standing_rewards_by_hand():
+    stand = {"command_name": "base_velocity", "command_threshold": 0.1}
+    three_down = [[True, True, False, True]]
+    assert gait.feet_down_standing(_env([0], three_down, command=(0.0, 0.0, 0.0)), sensor_cfg=FEET, **stand) == 0.75
+    assert gait.feet_down_standing(_env([0], [[True] * 4], command=(0.0, 0.0, 0.0)), sensor_cfg=FEET, **stand) == 1.0
+    assert gait.feet_down_standing(_env([0], [[True] * 4], command=(0.3, 0.0, 0.0)), sensor_cfg=FEET, **stand) == 0.0
+    # |deviation| summed over the 12 joints: 0.1 + 0.2 + 0.3 on three joints, the others at the standing pose
+    offsets = [[0.1, -0.2, 0.0, 0.0, 0.0, 0.3, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]]
+    env = _env([0], command=(0.0, 0.0, 0.0), joint_pos=offsets)
+    assert gait.standing_joint_deviation_l1(env, asset_cfg=JOINTS, **stand).item() == pytest.approx(0.6, abs=1e-6)
+    env = _env([0], command=(0.0, 0.0, 0.2), joint_pos=offsets)
+    assert gait.standing_joint_deviation_l1(env, asset_cfg=JOINTS, **stand).item() == 0.0

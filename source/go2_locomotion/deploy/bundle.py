@@ -81,7 +81,8 @@ OBSERVATION_INPUTS: dict[str, tuple[str, str, int | None]] = {
     "gait_phase": (
         "gait_phase",
         "trot clock [sin, cos] of 2 pi x f, f = (policy steps since start mod n) / n, n = params.period / "
-        "timing.policy_dt steps per gait cycle, [2]",
+        "timing.policy_dt steps per gait cycle; [0, 0] while the command's norm is at most params.standing_command "
+        "(told to stand; no such parameter: the clock always runs), [2]",
         2,
     ),
     "height_scan": (

@@ -109,8 +109,15 @@ class ReferenceController:
         self._last_action = np.zeros(NUM_JOINTS)
         self._steps = 0
 
-    def gait_phase(self, steps: int, period: float) -> np.ndarray:
-        """``[2]`` sin, cos of the trot clock after ``steps`` policy steps, for a cycle of ``period`` seconds."""
+    def gait_phase(
+        self, steps: int, period: float, command: np.ndarray | None = None, standing_command: float | None = None
+    ) -> np.ndarray:
+        """``[2]`` sin, cos of the trot clock after ``steps`` policy steps, for a cycle of ``period`` seconds;
+        ``[0, 0]`` when ``standing_command`` is given and the command's norm is at most it (told to stand)."""
+        if standing_command is not None and np.linalg.norm(np.zeros(3) if command is None else command) <= (
+            standing_command
+        ):
+            return np.zeros(2)
         cycle = round(period / self.policy_dt)
         angle = 2 * np.pi * (steps % cycle) / cycle
         return np.array([np.sin(angle), np.cos(angle)])
@@ -130,7 +137,8 @@ class ReferenceController:
             return projected_gravity_from_quat(state.base_quat)
         if name == "gait_phase":
             steps = self._steps if state.steps_since_start is None else state.steps_since_start
-            return self.gait_phase(steps, term["params"]["period"])
+            params = term["params"]
+            return self.gait_phase(steps, params["period"], state.command, params.get("standing_command"))
         if name == "height_scan":
             if state.height_scan is None:
                 raise ValueError(f"RobotState.height_scan is required by this policy ([{term['width']}] heights)")

@@ -196,6 +196,9 @@ def _term_params(env, name: str, term_cfg) -> dict[str, Any]:
         params["ray_alignment"] = sensor.cfg.ray_alignment
     if function == "gait_phase":
         params["period"] = _number(term_cfg.params["period"])
+        if term_cfg.params.get("command_name") is not None:
+            default = inspect.signature(term_cfg.func).parameters["standing_command"].default
+            params["standing_command"] = _number(term_cfg.params.get("standing_command", default))
     return params
 
 

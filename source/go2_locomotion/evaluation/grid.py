@@ -2,7 +2,8 @@
 
 The default grid is built from the task's command ranges, so it spans what the policy was trained for: standing
 still, forward at a quarter, half and the full range, backward at half and the full range, sideways at half the
-range both ways, turning on the spot at half and the full range both ways, and forward while turning.
+range both ways, turning on the spot at half and the full range both ways, forward while turning, and a stop (the
+full forward speed, then told to stand).
 """
 
 from __future__ import annotations
@@ -10,20 +11,58 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+STOP_AFTER_S = 6.0
+"""When the default grid's ``stop`` robots are told to stand, after walking at the full forward speed [s]."""
+
+STAND_WITHIN_S = 1.0
+"""Time a robot has to come to a stand after a stop command [s]: its figures count from then on, and the stop
+check asks for it (``time_to_stand_s``)."""
+
 
 @dataclass(frozen=True)
 class GridCommand:
-    """One command of the grid."""
+    """One command of the grid; with ``before``, the robots get ``before`` until ``switch_s``, then ``command``."""
 
     name: str
     """Label in the report."""
     command: tuple[float, float, float]
     """lin x [m/s], lin y [m/s], yaw rate [rad/s], in the trunk frame (no heading control)."""
+    before: tuple[float, float, float] | None = None
+    """The command until ``switch_s`` (a stop: moving, then told to stand); ``None``: ``command`` throughout."""
+    switch_s: float = 0.0
+    """When ``command`` replaces ``before`` [s from the episode start]."""
 
     @property
     def moving(self) -> bool:
-        """Whether anything but standing still is asked."""
+        """Whether anything but standing still is asked (after the switch)."""
         return any(abs(v) > 0.0 for v in self.command)
+
+    def at(self, time_s: float) -> tuple[float, float, float]:
+        """The command at ``time_s`` seconds from the episode start."""
+        return self.before if self.before is not None and time_s < self.switch_s else self.command
+
+    def describe(self) -> dict:
+        """The command as reports list it."""
+        described = {"name": self.name, "command": list(self.command)}
+        if self.before is not None:
+            described.update(before=list(self.before), switch_s=self.switch_s)
+        return described
+
+    def counts_from(self, settle_s: float) -> float:
+        """When its figures start to count [s]: after the settling time, and after a switch plus
+        :data:`STAND_WITHIN_S`."""
+        return settle_s if self.before is None else max(settle_s, self.switch_s + STAND_WITHIN_S)
+
+
+def commands_at(grid: list[GridCommand], assignment, time_s: float) -> list[tuple[float, float, float]]:
+    """Each robot's command at ``time_s`` (robot ``r`` keeps ``grid[assignment[r]]``)."""
+    return [grid[i].at(time_s) for i in assignment]
+
+
+def switches_at(grid: list[GridCommand], step: int, step_dt: float) -> bool:
+    """Whether a command of the grid switches at policy step ``step`` (the step whose start time passes its
+    ``switch_s``)."""
+    return any(c.before is not None and round(c.switch_s / step_dt) == step for c in grid)
 
 
 # (name, fraction of the x range, of the y range, of the yaw-rate range); the range's positive end for positive
@@ -51,12 +90,16 @@ def _scaled(fraction: float, limits: tuple[float, float]) -> float:
 
 
 def default_grid(ranges: dict[str, tuple[float, float]]) -> list[GridCommand]:
-    """The default grid for command ranges ``{"lin_vel_x": (lo, hi), "lin_vel_y": ..., "ang_vel_z": ...}``."""
+    """The default grid for command ranges ``{"lin_vel_x": (lo, hi), "lin_vel_y": ..., "ang_vel_z": ...}``: the
+    commands of :data:`DEFAULT_FRACTIONS`, then ``stop`` (the full forward speed, told to stand at
+    :data:`STOP_AFTER_S`)."""
     keys = ("lin_vel_x", "lin_vel_y", "ang_vel_z")
-    return [
+    grid = [
         GridCommand(name, tuple(_scaled(f, tuple(ranges[k])) for f, k in zip((fx, fy, fz), keys, strict=True)))
         for name, fx, fy, fz in DEFAULT_FRACTIONS
     ]
+    fastest = next(c for c in grid if c.name == "forward_fast")
+    return [*grid, GridCommand("stop", (0.0, 0.0, 0.0), before=fastest.command, switch_s=STOP_AFTER_S)]
 
 
 def check_timing(duration_s: float, settle_s: float) -> None:

@@ -20,12 +20,12 @@ from pathlib import Path
 import numpy as np
 
 from .. import pretrained
-from ..errors import UsageError, exit_on_usage_error
+from ..errors import UsageError, check_writable, exit_on_usage_error
 from ..training.checkpoints import check_compatible, list_checkpoints, read_checkpoint
 from ..training.cli import make_parser, parse_args
 from ..versions import package_versions
 from . import report as reports
-from .grid import GridCommand, check_timing, default_grid, parse_grid
+from .grid import GridCommand, check_timing, commands_at, default_grid, parse_grid, switches_at
 from .metrics import FEET, GridRecorder, StepState, rank_key
 
 COMMAND_TERM = "base_velocity"
@@ -37,7 +37,7 @@ DURATION_S = 20.0
 SETTLE_S = 2.0
 """Default settling time [s]: the robot is dropped from 0.4 m and starts from rest."""
 ROBOTS_PER_COMMAND = 4
-"""Default robots per grid command: 12 commands x 4 = 48, within the play MDP's 50."""
+"""Default robots per grid command: 13 commands x 4 = 52 (the grid sets the robot count)."""
 RUN_REPORT = "evaluation_run.json"
 
 
@@ -63,7 +63,7 @@ def main(argv: list[str] | None = None) -> int:
     return exit_on_usage_error(lambda: _main(argv))
 
 
-def _check_numbers(args) -> None:
+def _check_arguments(args) -> None:
     try:
         check_timing(args.duration, args.settle)
     except ValueError as error:
@@ -74,6 +74,8 @@ def _check_numbers(args) -> None:
         raise UsageError(f"--every must be a positive integer, got {args.every}")
     if args.num_envs is not None:
         raise UsageError("--num_envs is set by the grid: use --robots_per_command (robots = commands x that)")
+    if args.out is not None:
+        check_writable(args.out, "--out")
 
 
 def run_checkpoints(run: Path, every: int) -> list[Path]:
@@ -111,7 +113,7 @@ def _main(argv: list[str] | None) -> int:
         a, b = (reports.load(p) for p in args.compare)
         print(reports.compare(a, b, labels=tuple(str(p) for p in args.compare)))
         return 0
-    _check_numbers(args)
+    _check_arguments(args)
     checkpoints = run_checkpoints(args.run, args.every) if args.run else None
     if checkpoints:
         args.checkpoint = str(checkpoints[0])
@@ -141,7 +143,7 @@ def _main(argv: list[str] | None) -> int:
                 "versions": package_versions("go2_locomotion", "isaaclab", "rsl-rl-lib", "torch"),
             }
             settings = {
-                "grid": [{"name": c.name, "command": list(c.command)} for c in grid],
+                "grid": [c.describe() for c in grid],
                 "duration_s": args.duration,
                 "settle_s": args.settle,
                 "robots_per_command": args.robots_per_command,
@@ -199,11 +201,16 @@ def rollout(env, policy, grid: list[GridCommand], robots_per_command: int, durat
     assignment = np.arange(num) % len(grid)
     env.reset()
     term = unwrapped.command_manager.get_term(COMMAND_TERM)
-    commands = torch.tensor([grid[i].command for i in assignment], dtype=torch.float32, device=unwrapped.device)
-    term.vel_command_b[:] = commands
     term.is_heading_env[:] = False
     term.is_standing_env[:] = False
-    obs = TensorDict(unwrapped.observation_manager.compute(), batch_size=[num])  # with the grid's commands
+
+    def command(time_s: float) -> TensorDict:
+        """Give each robot its grid command at ``time_s``; the observation the policy sees next, with it."""
+        commands = commands_at(grid, assignment, time_s)
+        term.vel_command_b[:] = torch.tensor(commands, dtype=torch.float32, device=unwrapped.device)
+        return TensorDict(unwrapped.observation_manager.compute(), batch_size=[num])
+
+    obs = command(0.0)
 
     robot = unwrapped.scene["robot"]
     sensor = unwrapped.scene.sensors[CONTACT_SENSOR]
@@ -222,7 +229,9 @@ def rollout(env, policy, grid: list[GridCommand], robots_per_command: int, durat
         effort_limits=effort,
     )
     origins = _np(unwrapped.scene.env_origins)
-    for _ in range(round(duration_s / unwrapped.step_dt)):
+    for step in range(round(duration_s / unwrapped.step_dt)):
+        if step and switches_at(grid, step, unwrapped.step_dt):
+            obs = command(step * unwrapped.step_dt)
         with torch.inference_mode():
             obs, _, _, _ = env.step(policy(obs))
         data = robot.data

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .grid import GridCommand
+from .grid import STAND_WITHIN_S, GridCommand, commands_at
 
 FEET = ("FL", "FR", "RL", "RR")
 """Foot order of the contact and foot-velocity arrays."""
@@ -24,6 +24,12 @@ LIMIT_MARGIN = 0.02
 
 TORQUE_SATURATION = 0.99
 """A joint counts as torque-saturated at this fraction of its effort limit or more."""
+
+STANDING_SPEED = 0.05
+"""A robot stands when all four feet are down and its trunk moves slower than this [m/s] (the stop check)."""
+
+STAND_HOLD_S = 1.0
+"""After a stop command, a robot has come to a stand once it stands for this long without a break [s]."""
 
 
 @dataclass
@@ -82,11 +88,14 @@ class GridRecorder:
         up = self.fallen_at < 0
         newly = up & np.asarray(state.fell, dtype=bool)
         self.fallen_at[newly] = self.steps
-        commands = np.array([self.grid[i].command for i in self.assignment])
+        time_s = self.steps * self.step_dt
+        commands = np.array(commands_at(self.grid, self.assignment, time_s))
+        counts_from = np.array([self.grid[i].counts_from(self.settle_s) for i in self.assignment])
         lower, upper = self.joint_limits[:, 0], self.joint_limits[:, 1]
         margin = LIMIT_MARGIN * (upper - lower)
+        contact = np.asarray(state.foot_contact, dtype=bool)
         values = {
-            "valid": up & ~newly & (self.steps * self.step_dt >= self.settle_s),
+            "valid": up & ~newly & (time_s >= counts_from - 1e-9),
             "vx": state.lin_vel_b[:, 0],
             "vy": state.lin_vel_b[:, 1],
             "wz": state.ang_vel_b[:, 2],
@@ -99,8 +108,11 @@ class GridRecorder:
             "power": np.abs(state.torque * state.joint_vel).sum(axis=1),
             "at_joint_limit": ((state.joint_pos <= lower + margin) | (state.joint_pos >= upper - margin)).mean(axis=1),
             "torque_saturated": (np.abs(state.torque) >= TORQUE_SATURATION * self.effort_limits).mean(axis=1),
-            "contact": np.asarray(state.foot_contact, dtype=bool),
+            "contact": contact,
             "slip": np.linalg.norm(state.foot_vel_xy, axis=2),
+            "all_feet_down": contact.all(axis=1),
+            "joint_speed": np.abs(state.joint_vel).mean(axis=1),
+            "speed_xy": np.linalg.norm(state.lin_vel_b[:, :2], axis=1),
         }
         for key, value in values.items():
             self._series.setdefault(key, []).append(np.asarray(value, dtype=float if key != "contact" else bool))
@@ -130,8 +142,7 @@ class GridRecorder:
         fallen = self.fallen_at[robots]
         falls = fallen >= 0
         figures = {
-            "name": command.name,
-            "command": list(command.command),
+            **command.describe(),
             "robots": len(robots),
             "samples": int(mask.sum()),
             "achieved": {"vx": mean("vx"), "vy": mean("vy"), "wz": mean("wz")},
@@ -148,9 +159,28 @@ class GridRecorder:
             "power_w": mean("power"),
             "at_joint_limit": mean("at_joint_limit"),
             "torque_saturated": mean("torque_saturated"),
+            "all_feet_down": mean("all_feet_down"),
+            "joint_speed": mean("joint_speed"),
         }
         figures.update(self._gait(series["contact"][:, robots], series["slip"][:, robots], mask))
+        figures.update(time_to_stand_s=None, stood_rate=None)
+        if command.before is not None and len(robots):
+            times = [self._time_to_stand(command, r, series) for r in robots]
+            stood = [t for t in times if t is not None and t <= STAND_WITHIN_S + 1e-9]
+            figures.update(time_to_stand_s=None if None in times else max(times), stood_rate=len(stood) / len(robots))
         return figures
+
+    def _time_to_stand(self, command: GridCommand, robot: int, series: dict) -> float | None:
+        """Seconds from ``command``'s switch until robot ``robot`` stands (four feet down, trunk slower than
+        :data:`STANDING_SPEED`) and keeps standing for :data:`STAND_HOLD_S`; ``None`` if it never does (or falls)."""
+        steps = len(series["speed_xy"])
+        end = steps if self.fallen_at[robot] < 0 else self.fallen_at[robot]
+        ok = series["all_feet_down"][:end, robot].astype(bool) & (series["speed_xy"][:end, robot] < STANDING_SPEED)
+        switch, hold = round(command.switch_s / self.step_dt), round(STAND_HOLD_S / self.step_dt)
+        for start in range(switch, end - hold + 1):
+            if ok[start : start + hold].all():
+                return (start - switch) * self.step_dt
+        return None
 
     def _gait(self, contact: np.ndarray, slip: np.ndarray, mask: np.ndarray) -> dict:
         """Stride frequency (touch-downs per second per foot), duty factor (fraction of time each foot is down),
@@ -189,6 +219,11 @@ FIGURES = {
     "duty_factor": "fraction of time each foot (FL, FR, RL, RR) is down",
     "feet_in_air": "mean number of feet off the ground at once",
     "foot_slip": "mean horizontal speed of feet that are down [m/s]",
+    "all_feet_down": "fraction of time all four feet are down",
+    "joint_speed": "mean |joint velocity| over the 12 joints [rad/s]",
+    "time_to_stand_s": "a stop (moving, then told to stand): the slowest robot's time from the stop command until it "
+    "stands (four feet down, trunk under 0.05 m/s) for 1 s without a break; null if one never does [s]",
+    "stood_rate": "a stop: fraction of the command's robots standing within 1 s of the stop command",
 }
 """Every per-command figure and its unit."""
 
@@ -207,12 +242,18 @@ def summarise(per_command: list[dict], num_robots: int) -> dict:
         math.hypot(c["achieved"]["vx"], c["achieved"]["vy"]) if c["achieved"]["vx"] is not None else None
         for c in standing
     ]
+    stops = [c for c in standing if c.get("before") is not None]
+    stop_times = [c["time_to_stand_s"] for c in stops]
     return {
         "xy_error_moving": mean(c["xy_error"] for c in moving),
         "yaw_error_moving": mean(c["yaw_error"] for c in moving),
         "fall_rate": falls / num_robots if num_robots else None,
         "standing_drift": mean(c["xy_error"] for c in standing),
         "standing_net_velocity": mean(net),
+        "standing_all_feet_down": mean(c.get("all_feet_down") for c in standing),
+        "standing_joint_speed": mean(c.get("joint_speed") for c in standing),
+        "stop_time_s": max(stop_times) if stop_times and None not in stop_times else None,
+        "stop_stood_rate": mean(c["stood_rate"] for c in stops),
     }
 
 
@@ -222,6 +263,11 @@ SUMMARY = {
     "fall_rate": "fraction of all robots that fell",
     "standing_drift": "mean trunk xy speed while told to stand [m/s]",
     "standing_net_velocity": "|mean trunk xy velocity| while told to stand [m/s]",
+    "standing_all_feet_down": "fraction of the standing time with all four feet down",
+    "standing_joint_speed": "mean |joint velocity| while told to stand [rad/s]",
+    "stop_time_s": "the slowest stop: seconds from the stop command until standing for 1 s; null if a robot never "
+    "stood [s]",
+    "stop_stood_rate": "fraction of the stop robots standing within 1 s of the stop command",
 }
 """Every whole-grid figure and its unit."""
 

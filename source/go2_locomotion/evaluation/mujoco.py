@@ -19,7 +19,7 @@ from ..deploy.controller import ReferenceController, projected_gravity_from_quat
 from ..deploy.sim2sim import Go2Plant
 from ..versions import package_versions
 from . import report as reports
-from .grid import GridCommand, default_grid
+from .grid import GridCommand, commands_at, default_grid
 from .metrics import GridRecorder, StepState
 
 
@@ -53,14 +53,14 @@ def run_grid(
         joint_limits=plants[0].joint_limits(),
         effort_limits=plants[0].limits["effort_limit"],
     )
-    commands = [np.asarray(c.command, dtype=np.float64) for c in grid]
-    for _ in range(round(duration_s / policy_dt)):
+    for step in range(round(duration_s / policy_dt)):
+        commands = np.asarray(commands_at(grid, range(len(grid)), step * policy_dt), dtype=np.float64)
         for plant, controller, command in zip(plants, controllers, commands, strict=True):
             out = controller.act(plant.state(command))
             plant.apply(out.joint_pos_target, out.kp, out.kd)
         recorder.record(_state(plants))
     settings = {
-        "grid": [{"name": c.name, "command": list(c.command)} for c in grid],
+        "grid": [c.describe() for c in grid],
         "duration_s": duration_s,
         "settle_s": settle_s,
         "robots_per_command": 1,

@@ -68,6 +68,12 @@ def table(report: dict) -> str:
         f"{_fmt(s['yaw_error_moving'], 0, 3)} rad/s, falls {_fmt(s['fall_rate'], 0, 3)}, standing drift "
         f"{_fmt(s['standing_drift'], 0, 3)} m/s"
     )
+    if "standing_all_feet_down" in s:  # reports written before the standing figures lack them
+        lines.append(
+            f"standing: all four feet down {_fmt(s['standing_all_feet_down'], 0, 3)} of the time, joint speed "
+            f"{_fmt(s['standing_joint_speed'], 0, 3)} rad/s; stop from full speed: standing after "
+            f"{_fmt(s['stop_time_s'], 0, 2)} s (slowest), {_fmt(s['stop_stood_rate'], 0, 2)} within 1 s"
+        )
     return "\n".join(lines)
 
 

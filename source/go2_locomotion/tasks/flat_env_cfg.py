@@ -22,12 +22,18 @@ SWING_OFFSETS = tuple(0.0 if foot in TROT_PAIRS[0] else 0.5 for foot in FOOT_BOD
 """Cycle offset of each foot, in :data:`FOOT_BODIES` order."""
 
 STANDING_COMMAND = 0.1
-"""Command norm below which the clock asks for no step [m/s, rad/s]."""
+"""Command norm at or below which the robot is told to stand [m/s, rad/s together]: the clock reads [0, 0] and the
+rewards ask for four feet down and the standing pose instead of a step."""
 
 STANDING_SHARE = 0.1
-"""Share of the environments told to stand still at each command draw [-] (Isaac Lab's default: 0.02). With the
-clock running whatever the command, 2 % left standing undertrained: the walking run's policy drifted at 0.19 m/s
-when told to stand (docs/learning.md)."""
+"""Share of the environments told to stand still at each command draw [-] (Isaac Lab's default, 0.02, left
+standing undertrained: docs/learning.md)."""
+
+FEET = SceneEntityCfg("contact_forces", body_names=list(FOOT_BODIES), preserve_order=True)
+"""The four feet's contact sensors, in :data:`FOOT_BODIES` order."""
+
+TOLD_TO_STAND = {"command_name": "base_velocity", "command_threshold": STANDING_COMMAND}
+"""The stand rule's parameters, shared by the rewards that depend on it."""
 
 
 @configclass
@@ -54,22 +60,22 @@ class Go2FlatEnvCfg(Go2RoughEnvCfg):
         self.rewards.base_height_l2.params["sensor_cfg"] = None
         self.rewards.flat_orientation_l2 = RewTerm(func=mdp.flat_orientation_l2, weight=-2.5)
 
-        # Trot clock: without it the policy's mean action held a static pose and the robots moved only through
-        # the exploration noise (docs/learning.md); with it the mean can step in time with the clock, and the
-        # reward pays for feet in the air when the clock says so (standing scores 0; an earlier version that also
-        # paid for feet on the ground scored standing at half the maximum, and the policy stood). Isaac Lab's
-        # feet_air_time pays only for steps longer than 0.5 s.
-        self.observations.policy.gait_phase = ObsTerm(func=mdp.gait_phase, params={"period": GAIT_PERIOD})
+        # Trot clock: without it the policy's mean action held a static pose (docs/learning.md). It stops at a
+        # standing command, where the rewards pay for four feet down and the standing pose instead of a step.
+        self.observations.policy.gait_phase = ObsTerm(
+            func=mdp.gait_phase,
+            params={"period": GAIT_PERIOD, "command_name": "base_velocity", "standing_command": STANDING_COMMAND},
+        )
         self.rewards.feet_air_time = None
         self.commands.base_velocity.rel_standing_envs = STANDING_SHARE
         self.rewards.trot = RewTerm(
             func=mdp.trot_swing,
             weight=2.0,
-            params={
-                "period": GAIT_PERIOD,
-                "swing_offsets": SWING_OFFSETS,
-                "command_name": "base_velocity",
-                "command_threshold": STANDING_COMMAND,
-                "sensor_cfg": SceneEntityCfg("contact_forces", body_names=list(FOOT_BODIES), preserve_order=True),
-            },
+            params={"period": GAIT_PERIOD, "swing_offsets": SWING_OFFSETS, "sensor_cfg": FEET, **TOLD_TO_STAND},
+        )
+        self.rewards.feet_down_standing = RewTerm(
+            func=mdp.feet_down_standing, weight=1.0, params={"sensor_cfg": FEET, **TOLD_TO_STAND}
+        )
+        self.rewards.standing_joint_deviation_l1 = RewTerm(
+            func=mdp.standing_joint_deviation_l1, weight=-0.5, params=dict(TOLD_TO_STAND)
         )

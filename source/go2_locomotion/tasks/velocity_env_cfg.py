@@ -3,7 +3,7 @@
 Go2-Rough is this configuration; Go2-Flat (``flat_env_cfg.py``) derives from it one level deep. Playback settings
 are :meth:`Go2RoughEnvCfg.play_mode`, the hook Isaac Lab 3.0's play and export entrypoints call.
 
-Shapes: ``N`` is the number of environments. The policy observation is ``[N, 235]`` here and ``[N, 48]`` on flat
+Shapes: ``N`` is the number of environments. The policy observation is ``[N, 235]`` here and ``[N, 50]`` on flat
 ground; the action is ``[N, 12]``.
 """
 
@@ -377,6 +377,10 @@ class RewardsCfg:
     """Trunk tilt (projected gravity xy squared); used on flat ground only."""
     trot: RewTerm | None = None
     """Feet following the trot clock (the ``gait_phase`` observation); used on flat ground."""
+    feet_down_standing: RewTerm | None = None
+    """Share of the feet on the ground while told to stand; used with the trot clock."""
+    standing_joint_deviation_l1: RewTerm | None = None
+    """Joint distance from the standing pose while told to stand [rad]; used with the trot clock."""
     termination_penalty = RewTerm(func=mdp.is_terminated, weight=-200.0)
     """1 on the step an episode ends by a fall, not a time-out: -200 x 0.02 s = -4 per fall. Early in training
     the penalties outweigh the tracking reward on every step, so without this term ending the episode is the

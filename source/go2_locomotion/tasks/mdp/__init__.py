@@ -38,7 +38,7 @@ from isaaclab.envs.mdp import (
 )
 from isaaclab_tasks.core.velocity.mdp import feet_air_time, terrain_levels_vel
 
-from .gait import gait_phase, trot_swing
+from .gait import feet_down_standing, gait_phase, standing_joint_deviation_l1, trot_swing
 from .solver_capacity import warn_on_solver_overflow
 from .steering import SteerableVelocityCommand, SteerableVelocityCommandCfg
 
@@ -53,6 +53,7 @@ __all__ = [
     "base_height_l2",
     "base_lin_vel",
     "feet_air_time",
+    "feet_down_standing",
     "flat_orientation_l2",
     "gait_phase",
     "generated_commands",
@@ -60,6 +61,7 @@ __all__ = [
     "illegal_contact",
     "is_terminated",
     "joint_acc_l2",
+    "standing_joint_deviation_l1",
     "joint_pos_rel",
     "joint_torques_l2",
     "joint_vel_rel",

@@ -1,7 +1,11 @@
-"""The trot clock: an observation of where the gait cycle is, and a reward for feet that follow it.
+"""The trot clock and its stand rule: an observation of where the gait cycle is, rewards for feet that follow it,
+and for standing still when told to.
 
 The clock is the episode's policy-step count modulo the steps of one gait cycle, so a robot recomputes it exactly
 from the number of policy steps since it started (the reference controller does, :mod:`go2_locomotion.deploy`).
+The stand rule: while the velocity command's norm is at most ``standing_command``, the clock reads ``[0, 0]`` (a
+point off the unit circle, so "stand" is never mistaken for a phase) and the rewards ask for four feet down and the
+standing pose instead of a step.
 """
 
 from __future__ import annotations
@@ -10,6 +14,7 @@ import math
 from typing import TYPE_CHECKING
 
 import torch
+from isaaclab.envs.mdp import joint_deviation_l1
 from isaaclab.managers import SceneEntityCfg
 
 if TYPE_CHECKING:
@@ -30,10 +35,21 @@ def cycle_fraction(env: ManagerBasedRLEnv, period: float) -> torch.Tensor:
     return torch.remainder(env.episode_length_buf, steps).float() / steps
 
 
-def gait_phase(env: ManagerBasedRLEnv, period: float) -> torch.Tensor:
-    """``[N, 2]``: sin and cos of 2 pi x the cycle fraction."""
+def told_to_stand(env: ManagerBasedRLEnv, command_name: str, standing_command: float) -> torch.Tensor:
+    """``[N]`` bool: the command's norm (lin x, lin y, yaw rate together) is at most ``standing_command``."""
+    return torch.linalg.norm(env.command_manager.get_command(command_name), dim=1) <= standing_command
+
+
+def gait_phase(
+    env: ManagerBasedRLEnv, period: float, command_name: str | None = None, standing_command: float = 0.0
+) -> torch.Tensor:
+    """``[N, 2]``: sin and cos of 2 pi x the cycle fraction; ``[0, 0]`` while told to stand (with ``command_name``:
+    the command's norm at most ``standing_command``). Without ``command_name`` the clock always runs."""
     angle = 2 * math.pi * cycle_fraction(env, period)
-    return torch.stack((torch.sin(angle), torch.cos(angle)), dim=1)
+    phase = torch.stack((torch.sin(angle), torch.cos(angle)), dim=1)
+    if command_name is None:
+        return phase
+    return phase * (~told_to_stand(env, command_name, standing_command)).float().unsqueeze(1)
 
 
 def trot_swing(
@@ -46,12 +62,32 @@ def trot_swing(
 ) -> torch.Tensor:
     """``[N]`` share of the feet due in the air that are in the air. Foot ``i`` is due in the air during the first
     half of its cycle (cycle fraction + ``swing_offsets[i]``, mod 1). Standing on four feet scores 0, a trot in time
-    with the clock 0.5 (two feet due in the air at any time, of four); 0 while the command is below
-    ``command_threshold`` (standing)."""
+    with the clock 0.5 (two feet due in the air at any time, of four); 0 while told to stand (the command's norm at
+    most ``command_threshold``)."""
     sensor = env.scene.sensors[sensor_cfg.name]
     in_air = sensor.data.current_contact_time.torch[:, sensor_cfg.body_ids] <= 0.0
     offsets = torch.tensor(swing_offsets, device=in_air.device)
     leg_fraction = torch.remainder(cycle_fraction(env, period).unsqueeze(1) + offsets, 1.0)
     due_in_air = leg_fraction < 0.5
-    moving = torch.linalg.norm(env.command_manager.get_command(command_name), dim=1) > command_threshold
+    moving = ~told_to_stand(env, command_name, command_threshold)
     return (in_air & due_in_air).float().mean(dim=1) * moving.float()
+
+
+def feet_down_standing(
+    env: ManagerBasedRLEnv, command_name: str, command_threshold: float, sensor_cfg: SceneEntityCfg
+) -> torch.Tensor:
+    """``[N]`` share of the feet on the ground while told to stand (1 with four feet down); 0 while moving."""
+    sensor = env.scene.sensors[sensor_cfg.name]
+    down = sensor.data.current_contact_time.torch[:, sensor_cfg.body_ids] > 0.0
+    return down.float().mean(dim=1) * told_to_stand(env, command_name, command_threshold).float()
+
+
+def standing_joint_deviation_l1(
+    env: ManagerBasedRLEnv,
+    command_name: str,
+    command_threshold: float,
+    asset_cfg: SceneEntityCfg = SceneEntityCfg("robot"),  # noqa: B008 (Isaac Lab's term-parameter convention)
+) -> torch.Tensor:
+    """``[N]`` sum over the joints of |joint position - standing pose| [rad] while told to stand; 0 while moving.
+    Isaac Lab's ``stand_still_joint_deviation_l1`` with this module's stand rule (it reads lin x and y only)."""
+    return joint_deviation_l1(env, asset_cfg) * told_to_stand(env, command_name, command_threshold).float()
