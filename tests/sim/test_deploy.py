@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 import torch
 import yaml
-from tensordict import TensorDict
 from deploy_fixtures import NEWTON_ORDER, PHYSX_ORDER
+from tensordict import TensorDict
 
 import go2_locomotion.tasks  # noqa: F401  (registers the tasks)
 from go2_locomotion.compat import private_api
@@ -115,7 +115,7 @@ def _record(task: str, overrides: list[str], export_dir):
                     "state": state,
                     "observation": observation,
                     "action": _np(actions)[:, to_sdk2],
-                    "target": _np(robot.data.joint_pos_target)[:, to_sdk2],
+                    "target": _np(robot.actuators.target_command.position)[:, to_sdk2],
                 }
             )
     return names, records, resets

@@ -244,7 +244,7 @@ def rollout(env, policy, grid: list[GridCommand], robots_per_command: int, durat
                 projected_gravity=_np(data.projected_gravity_b),
                 joint_pos=_np(data.joint_pos),
                 joint_vel=_np(data.joint_vel),
-                torque=_np(data.applied_torque),
+                torque=_np(robot.actuators.applied_effort),
                 foot_contact=np.linalg.norm(forces, axis=-1) > CONTACT_FORCE,
                 foot_vel_xy=_np(data.body_lin_vel_w)[:, robot_feet, :2],
                 fell=_np(unwrapped.termination_manager.terminated).astype(bool),

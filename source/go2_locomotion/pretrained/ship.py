@@ -12,6 +12,7 @@ and samples from ``run_summary.json``), then runs, in new processes, the same co
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import shutil
 import subprocess
@@ -59,6 +60,16 @@ def provenance(run: Path, checkpoint_path: Path, command: str | None = None) -> 
     }
 
 
+def _shipped_record(folder: Path) -> dict:
+    """The shipped policy a warm start began from: its checkpoint's name and SHA-256 and its provenance."""
+    (shipped,) = folder.glob("model_*.pt")
+    return {
+        "checkpoint": shipped.name,
+        "sha256": hashlib.sha256(shipped.read_bytes()).hexdigest(),
+        "provenance": json.loads((folder / "provenance.json").read_text()),
+    }
+
+
 def torch_load(path: Path) -> dict:
     import torch
 
@@ -76,15 +87,29 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--checkpoint", type=Path, required=True, help="model_<it>.pt of a training run folder")
     parser.add_argument("--skip_evaluation", action="store_true", help="Copy and export only.")
     parser.add_argument("--command", default=None, help="The training command, if run_summary.json lacks it.")
+    parser.add_argument(
+        "--warm_start",
+        action="store_true",
+        help="The run started from the task's shipped policy (train.py --checkpoint pretrained --resume): the "
+        "shipped policy's provenance and checkpoint hash go into the new provenance as 'warm_start'.",
+    )
     args = parser.parse_args(argv)
 
     source = args.checkpoint.absolute()
     target = Path(__file__).parent / POLICIES[args.task]
     target.mkdir(parents=True, exist_ok=True)
+    warm_start = _shipped_record(target) if args.warm_start else None
     for old in target.glob("model_*.pt"):
         old.unlink()
     shutil.copy2(source, target / source.name)
     record = provenance(source.parent, source, args.command)
+    if warm_start is not None:
+        record["warm_start"] = warm_start
+        # iterations continue across a resume: samples_to_this_checkpoint already counts the warm start's
+        record["wall_clock_s_including_warm_start"] = (record["wall_clock_s_whole_run"] or 0.0) + (
+            warm_start["provenance"].get("wall_clock_s_including_warm_start")
+            or warm_start["provenance"]["wall_clock_s_whole_run"]
+        )
     (target / "provenance.json").write_text(json.dumps(record, indent=2) + "\n")
     assert checkpoint(args.task).name == source.name
 
