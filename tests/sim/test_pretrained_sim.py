@@ -49,12 +49,17 @@ def test_play_export_evaluate_and_sim2sim_take_the_pretrained_policy(tmp_path):
         outputs.append(np.concatenate([session.run(None, {"obs": row[None]})[0] for row in obs]))
     np.testing.assert_allclose(outputs[0], outputs[1], atol=1e-6)
 
-    grid = ["--grid", "forward:0.5,0,0", "--duration", "4", "--settle", "1", "--robots_per_command", "2"]
+    # walking, and a stop: 0.5 m/s until 2 s, then told to stand (its figures count from 3 s on)
+    commands = "forward:0.5,0,0 stop:0.5,0,0@2:0,0,0"
+    grid = ["--grid", commands, "--duration", "4.5", "--settle", "1", "--robots_per_command", "2"]
     evaluated = _script("evaluate.py", *PRETRAINED, *grid, *CPU, "physics=physx", cwd=tmp_path)
     assert evaluated.returncode == 0, evaluated.stderr[-3000:]
     report = json.loads(next(out.glob("evaluation/model_*/evaluation.json")).read_text())
-    assert report["commands"][0]["fall_rate"] == 0.0
-    assert report["commands"][0]["achieved"]["vx"] > 0.25  # it walks forward when told to
+    forward, stop = report["commands"]
+    assert forward["fall_rate"] == 0.0 and stop["fall_rate"] == 0.0
+    assert forward["achieved"]["vx"] > 0.25  # it walks forward when told to
+    assert abs(stop["achieved"]["vx"]) < 0.05 and stop["all_feet_down"] > 0.95  # and stands when told to
+    assert stop["time_to_stand_s"] <= 1.0 and stop["stood_rate"] == 1.0
 
     simulated = _script("sim2sim.py", "--bundle", "pretrained", "--commands", "walk:3:0.5,0,0", cwd=tmp_path)
     assert simulated.returncode == 0, simulated.stderr[-3000:]

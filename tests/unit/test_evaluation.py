@@ -34,7 +34,13 @@ def test_parse_grid_and_its_errors():
         GridCommand("walk", (0.5, 0.0, 0.0)),
         GridCommand("spin", (0.0, 0.0, -1.0)),
     ]
+    stop = GridCommand("stop", (0.0, 0.0, 0.0), before=(1.0, 0.0, 0.0), switch_s=6.0)
+    assert parse_grid("stop:1,0,0@6:0,0,0") == [stop]
     for bad, fragment in [
+        ("stop:1,0,0@-1:0,0,0", "not name:vx,vy,wz"),
+        ("stop:1,0,0@x:0,0,0", "not name:vx,vy,wz"),
+        ("stop:1,0,0@6:0,0", "not name:vx,vy,wz"),
+        ("stop:1,0,0@6", "not name:vx,vy,wz"),
         ("walk:0.5,0", "not name:vx,vy,wz"),
         ("walk:a,b,c", "not name:vx,vy,wz"),
         (":0,0,0", "not name:vx,vy,wz"),

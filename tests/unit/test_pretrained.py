@@ -44,6 +44,11 @@ def test_bundle_evaluations_and_provenance_belong_to_the_checkpoint():
     provenance = json.loads((checkpoint.parent / "provenance.json").read_text())
     assert provenance["checkpoint"] == checkpoint.name and provenance["seed"] is not None
     assert provenance["command"] and provenance["package_commit"]
+    # a warm start continues where the policy it started from ended
+    warm = provenance.get("warm_start")
+    if warm is not None:
+        assert provenance["attempts"][0]["first_iteration"] == warm["provenance"]["iteration"] + 1
+        assert provenance["wall_clock_s_including_warm_start"] > provenance["wall_clock_s_whole_run"]
     for name in ("isaaclab_newton", "isaaclab_physx"):
         report = reports.load(checkpoint.parent / "evaluation" / name)
         assert report["checkpoint_sha256"] == _sha256(checkpoint)

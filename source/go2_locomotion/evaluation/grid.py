@@ -111,24 +111,49 @@ def check_timing(duration_s: float, settle_s: float) -> None:
         raise ValueError(f"--settle must be in [0, --duration = {duration_s}), got {settle_s}")
 
 
+FORMS = "name:vx,vy,wz (e.g. forward:0.5,0,0) or name:vx,vy,wz@seconds:vx,vy,wz (e.g. stop:1,0,0@6:0,0,0)"
+"""The command forms ``--grid`` accepts: a fixed command, or one command until a time and another after it."""
+
+
+def _velocity(text: str) -> tuple[float, float, float] | None:
+    try:
+        values = tuple(float(v) for v in text.split(","))
+    except ValueError:
+        return None
+    return values if len(values) == 3 and all(math.isfinite(v) for v in values) else None
+
+
+def _command(token: str) -> GridCommand | None:
+    name, _, values = token.partition(":")
+    first, switch, rest = values.partition("@")
+    if not switch:
+        command = _velocity(first)
+        return GridCommand(name, command) if name and command else None
+    seconds, _, second = rest.partition(":")
+    before, after = _velocity(first), _velocity(second)
+    try:
+        switch_s = float(seconds)
+    except ValueError:
+        return None
+    if not (name and before and after and math.isfinite(switch_s) and switch_s > 0):
+        return None
+    return GridCommand(name, after, before=before, switch_s=switch_s)
+
+
 def parse_grid(text: str) -> list[GridCommand]:
-    """Parse ``"name:vx,vy,wz name:vx,vy,wz ..."``.
+    """Parse ``"name:vx,vy,wz name:vx,vy,wz@seconds:vx,vy,wz ..."`` (:data:`FORMS`).
 
     Raises:
-        ValueError: A command is malformed or a name repeats; the message names it and shows the accepted form.
+        ValueError: A command is malformed or a name repeats; the message names it and shows the accepted forms.
     """
     grid = []
     for token in text.split():
-        name, _, values = token.partition(":")
-        try:
-            command = tuple(float(v) for v in values.split(","))
-        except ValueError:
-            command = ()
-        if not name or len(command) != 3 or not all(math.isfinite(v) for v in command):
-            raise ValueError(f"--grid: command {token!r} is not name:vx,vy,wz (e.g. forward:0.5,0,0)")
-        if any(c.name == name for c in grid):
-            raise ValueError(f"--grid: command name {name!r} appears twice")
-        grid.append(GridCommand(name, command))
+        command = _command(token)
+        if command is None:
+            raise ValueError(f"--grid: command {token!r} is not {FORMS}")
+        if any(c.name == command.name for c in grid):
+            raise ValueError(f"--grid: command name {command.name!r} appears twice")
+        grid.append(command)
     if not grid:
-        raise ValueError("--grid: no command given; accepted: name:vx,vy,wz [name:vx,vy,wz ...]")
+        raise ValueError(f"--grid: no command given; accepted: {FORMS}")
     return grid

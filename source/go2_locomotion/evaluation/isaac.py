@@ -46,7 +46,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     def extra(parser):
         group = parser.add_argument_group("evaluation")
-        group.add_argument("--grid", default=None, help='Commands "name:vx,vy,wz ..." (default: from the ranges).')
+        group.add_argument(
+            "--grid",
+            default=None,
+            help='Commands "name:vx,vy,wz name:vx,vy,wz@seconds:vx,vy,wz ..." (default: from the ranges).',
+        )
         group.add_argument("--duration", type=float, default=DURATION_S, help="Episode length [s].")
         group.add_argument("--settle", type=float, default=SETTLE_S, help="Seconds before figures count.")
         group.add_argument("--robots_per_command", type=int, default=ROBOTS_PER_COMMAND)

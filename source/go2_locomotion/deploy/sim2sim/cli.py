@@ -39,8 +39,8 @@ def main(argv: list[str] | None = None) -> int:
         "--grid",
         default=None,
         help='Instead of --commands: evaluate on a command grid like scripts/evaluate.py ("default", from the '
-        'bundle\'s command ranges, or "name:vx,vy,wz ..."); writes evaluation.json/.png (default folder: '
-        "<bundle>/evaluation_mujoco).",
+        'bundle\'s command ranges, or "name:vx,vy,wz name:vx,vy,wz@seconds:vx,vy,wz ..."); writes '
+        "evaluation.json/.png (default folder: <bundle>/evaluation_mujoco).",
     )
     parser.add_argument("--duration", type=float, default=20.0, help="With --grid: episode length [s].")
     parser.add_argument("--settle", type=float, default=2.0, help="With --grid: seconds before figures count.")
