@@ -219,7 +219,7 @@ def rollout(env, policy, grid: list[GridCommand], robots_per_command: int, durat
     robot = unwrapped.scene["robot"]
     sensor = unwrapped.scene.sensors[CONTACT_SENSOR]
     feet = [f"{leg}_foot" for leg in FEET]
-    sensor_feet, _ = sensor.find_bodies(feet, preserve_order=True)
+    sensor_feet, _ = sensor.find_sensors(feet, preserve_order=True)
     robot_feet, _ = robot.find_bodies(feet, preserve_order=True)
     from ..deploy.manifest import actuator_figures
 
