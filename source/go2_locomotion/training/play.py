@@ -27,6 +27,8 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import signal
+import threading
 import time
 from collections.abc import Callable
 
@@ -148,8 +150,8 @@ def run_policy(env, policy, *, max_steps: int | None, real_time: bool, on_step: 
     dt = env.unwrapped.step_dt
     obs = env.get_observations()
     steps = 0
-    with contextlib.suppress(KeyboardInterrupt):
-        while (max_steps is None or steps < max_steps) and sim.is_running():
+    with contextlib.suppress(KeyboardInterrupt), StopOnInterrupt() as interrupt:
+        while not interrupt.requested and (max_steps is None or steps < max_steps) and sim.is_running():
             start = time.time()
             if on_step is not None and on_step(steps):
                 obs = env.get_observations()  # the new command is in this step's observation
@@ -160,6 +162,28 @@ def run_policy(env, policy, *, max_steps: int | None, real_time: bool, on_step: 
             if real_time and (pause := dt - (time.time() - start)) > 0:
                 time.sleep(pause)
     return steps
+
+
+class StopOnInterrupt:
+    """Ctrl-C (SIGINT) asks the playback loop to stop after the current step. A flag instead of an exception: a
+    ``KeyboardInterrupt`` raised inside library code between two steps could be swallowed there, and playback would
+    go on. A second Ctrl-C interrupts at once. Only the main thread can install a handler; elsewhere it is a no-op."""
+
+    def __enter__(self) -> StopOnInterrupt:
+        self.requested = False
+        self._previous = None
+        if threading.current_thread() is threading.main_thread():
+            self._previous = signal.signal(signal.SIGINT, self._handle)
+        return self
+
+    def _handle(self, signum, frame) -> None:
+        if self.requested:
+            raise KeyboardInterrupt
+        self.requested = True
+
+    def __exit__(self, *exc) -> None:
+        if self._previous is not None:
+            signal.signal(signal.SIGINT, self._previous)
 
 
 def _report_recording(path) -> None:
