@@ -13,7 +13,7 @@ import argparse
 import json
 from pathlib import Path
 
-from go2_locomotion.errors import check_writable, exit_on_usage_error
+from go2_locomotion.errors import UsageError, check_writable
 from go2_locomotion.benchmark.compare import (
     PAIRS,
     compare,
@@ -50,8 +50,10 @@ if __name__ == "__main__":
             f"--num_envs must be positive integers and --training_envs >= 0, got {args.num_envs}, {args.training_envs}"
         )
     out = Path(args.out)
-    if exit_on_usage_error(lambda: check_writable(out, "--out") or 0):
-        raise SystemExit(2)
+    try:
+        check_writable(out, "--out")
+    except UsageError as error:
+        parser.exit(2, f"error: {error}\n")
     if args.recipe:
         setups = cpu_recipe_setups(baseline_envs=args.training_envs or 64)
         result = compare_training(setups, args.training_iterations, args.device, out, repeats=args.repeats)

@@ -72,10 +72,12 @@ class GridRecorder:
     """``[12]`` [N m]."""
     steps: int = 0
     fallen_at: np.ndarray = field(init=False)
+    _counts_from: np.ndarray = field(init=False)
     _series: dict[str, list[np.ndarray]] = field(init=False)
 
     def __post_init__(self):
         self.assignment = np.asarray(self.assignment, dtype=int)
+        self._counts_from = np.array([self.grid[i].counts_from(self.settle_s) for i in self.assignment])
         self.fallen_at = np.full(len(self.assignment), -1, dtype=int)
         self._series = {}
 
@@ -90,12 +92,11 @@ class GridRecorder:
         self.fallen_at[newly] = self.steps
         time_s = self.steps * self.step_dt
         commands = np.array(commands_at(self.grid, self.assignment, time_s))
-        counts_from = np.array([self.grid[i].counts_from(self.settle_s) for i in self.assignment])
         lower, upper = self.joint_limits[:, 0], self.joint_limits[:, 1]
         margin = LIMIT_MARGIN * (upper - lower)
         contact = np.asarray(state.foot_contact, dtype=bool)
         values = {
-            "valid": up & ~newly & (time_s >= counts_from - 1e-9),
+            "valid": up & ~newly & (time_s >= self._counts_from - 1e-9),
             "vx": state.lin_vel_b[:, 0],
             "vy": state.lin_vel_b[:, 1],
             "wz": state.ang_vel_b[:, 2],
