@@ -59,12 +59,6 @@ FLAT_CHANGES = (
     "curriculum.terrain_levels",
     "rewards.base_height_l2.params.sensor_cfg",
     "rewards.flat_orientation_l2",
-    "observations.policy.gait_phase",
-    "rewards.feet_air_time",
-    "commands.base_velocity.rel_standing_envs",
-    "rewards.trot",
-    "rewards.feet_down_standing",
-    "rewards.standing_joint_deviation_l1",
 )
 """What Go2-Flat changes in Go2-Rough (the README's task table and ``flat_env_cfg.py`` say why)."""
 

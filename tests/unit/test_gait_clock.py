@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 import torch
 
-from go2_locomotion.tasks.flat_env_cfg import GAIT_PERIOD, SWING_OFFSETS
 from go2_locomotion.tasks.mdp import gait
+from go2_locomotion.tasks.velocity_env_cfg import GAIT_PERIOD, SWING_OFFSETS
 
 STEP_DT = 0.02
 FEET = SimpleNamespace(name="contact_forces", body_ids=[0, 1, 2, 3])

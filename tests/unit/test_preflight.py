@@ -135,7 +135,7 @@ def test_accepted_edge_values_and_normalisation():
 def test_geometry_of_the_go2_defaults():
     env, agent = _cfgs(Go2RoughEnvCfg, Go2RoughPPORunnerCfg)
     widths = config_observation_widths(env)
-    assert widths == {"policy": 235}
+    assert widths == {"policy": 237}
     g = RolloutGeometry(
         env.scene.num_envs,
         agent.num_steps_per_env,
@@ -145,8 +145,8 @@ def test_geometry_of_the_go2_defaults():
         12,
     )
     assert (g.transitions, g.mini_batch_size, g.dropped, g.optimizer_steps) == (98_304, 24_576, 0, 20)
-    # per transition: obs 235 x 4 B + actions, mean, std 3 x 12 x 4 B + 5 scalars x 4 B + done 1 B = 1105 B
-    assert g.storage_bytes == 98_304 * 1105
+    # per transition: obs 237 x 4 B + actions, mean, std 3 x 12 x 4 B + 5 scalars x 4 B + done 1 B = 1113 B
+    assert g.storage_bytes == 98_304 * 1113
     assert g.warnings() == []
     assert config_observation_widths(Go2FlatEnvCfg()) == {"policy": 48 + 2}  # proprioception + trot clock
 

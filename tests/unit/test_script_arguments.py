@@ -21,6 +21,9 @@ CASES = [
     (["evaluate.py", "--task", "Go2-Flat", "--checkpoint", "pretrained", "--device", "cuda:7"], "--device must be"),
     (["curves.py", ".", "--out", "/proc/nope"], "--out /proc/nope: cannot create folders in /proc"),
     (["benchmark.py", "--num_envs", "-5"], "--num_envs must be positive integers"),
+    (["train.py", "--task", "Go2-Flat", "--device", "cpu", "--warm_start"], "task 'Go2-Flat' has no warm-start source"),
+    (["train.py", "--task", "Go2-Rough", "--warm_start", "nope.pt"], "--warm_start nope.pt: no such checkpoint file"),
+    (["train.py", "--task", "Go2-Rough", "--warm_start", "--resume"], "it cannot be combined with --resume"),
     (["view_recording.py", "missing.viser"], "missing.viser: no such recording"),
     # every output flag: a folder that cannot be made (below a file) is refused before anything runs
     (

@@ -106,6 +106,22 @@ def mujoco_warp_data(physics_manager):
     return _attribute(solver, "mjw_data", type(solver).__name__, "newton")
 
 
+@functools.cache
+def check_ovphysx_ray_caster(ray_caster_cls) -> None:
+    """The OvPhysX ray caster's hooks :mod:`go2_locomotion.compat.ovphysx_ray_caster` extends:
+    ``_initialize_pose_tracking`` (creates ``self._ovphysx_body_view``, the pose binding, ``None`` for a static
+    frame) and ``_get_view_transforms_wp`` (the tracked poses as ``wp.transformf``, one row per body)."""
+    for name in ("_initialize_pose_tracking", "_get_view_transforms_wp"):
+        _require(callable(getattr(ray_caster_cls, name, None)), f"OvPhysX RayCaster.{name}", "isaaclab")
+    source = inspect.getsource(ray_caster_cls._initialize_pose_tracking)
+    _require("self._ovphysx_body_view =" in source, "OvPhysX RayCaster._ovphysx_body_view", "isaaclab")
+
+
+def ovphysx_ray_caster_rows(sensor) -> list[str]:
+    """The prim paths of an OvPhysX ray caster's pose binding, in its row order (``_ovphysx_body_view``)."""
+    return list(_attribute(sensor, "_ovphysx_body_view", type(sensor).__name__, "isaaclab").prim_paths)
+
+
 # -- RSL-RL ---------------------------------------------------------------------------------------------------
 
 

@@ -13,11 +13,13 @@ import contextlib
 import os
 import time
 from datetime import datetime
+from pathlib import Path
 
+from .. import pretrained
 from ..assets.go2_description import JOINT_NAMES
 from ..envs import physics_record
 from ..errors import UsageError, exit_on_usage_error, usage_errors_exit
-from . import preflight
+from . import preflight, warm_start
 from .checkpoints import (
     check_compatible,
     log_root,
@@ -49,6 +51,18 @@ def build_parser() -> argparse.ArgumentParser:
             "in a new run folder. '--resume auto' with --run_name NAME makes the command idempotent for requeued "
             "cluster jobs: the run folder is <experiment>/NAME; it continues from that folder's newest loadable "
             "checkpoint, or starts there if it has none, and trains until --max_iterations in total.",
+        )
+        parser.add_argument(
+            "--warm_start",
+            nargs="?",
+            const=pretrained.KEYWORD,
+            default=None,
+            metavar="CHECKPOINT",
+            help="Start a new run from another task's trained networks: Go2-Rough from a Go2-Flat checkpoint (a "
+            "path, or 'pretrained', the default: the shipped Go2-Flat policy). The shared observation inputs keep "
+            "their weights, the height scan starts at zero weight, the wider layers embed the flat ones: at "
+            "iteration 0 the rough policy acts as the flat one. A fresh optimiser, iteration 0, a new run folder; "
+            "with --resume auto, only when the run folder holds no checkpoint yet.",
         )
         parser.add_argument(
             "--check",
@@ -101,6 +115,7 @@ def _train(argv: list[str] | None) -> int:
     resume = resume_mode(args, overrides)
     task = check_task(args.task)
     cpu_ranks = check_distributed_args(args, resume)
+    warm = warm_start_checkpoint(args, resume, task)
     env_cfg, agent_cfg = configs_from_cli(task, args, overrides)
     if args.max_iterations is not None:
         agent_cfg.max_iterations = args.max_iterations
@@ -163,6 +178,10 @@ def _train(argv: list[str] | None) -> int:
         runner = make_runner(env, agent_cfg, log_dir)
         if checkpoint is not None:
             check_compatible(checkpoint, resume_path, runner.alg.get_policy(), task)
+        warm_record = None
+        if warm is not None and resume_path is None:
+            layout = preflight.config_observation_term_widths(env_cfg)["policy"]
+            warm_record = warm_start.apply(runner, warm[1], warm[0], training_id(task), layout)
         # the live widths, now that the observation manager exists
         managers = env.unwrapped
         geometry = rollout_geometry(
@@ -178,6 +197,8 @@ def _train(argv: list[str] | None) -> int:
         # From here on the run folder exists.
         if rank in (None, 0):
             write_run_manifest(str(log_dir), library="rsl_rl", task=task, metadata={"agent": args.agent})
+            if warm_record is not None:
+                warm_start.write_record(log_dir, warm_record)
         recorder = None
         previous = load_summary(log_dir) if resume == RESUME_AUTO else None
         if rank in (None, 0):
@@ -209,6 +230,27 @@ def _train(argv: list[str] | None) -> int:
         if recorder:
             recorder.write(status)
     return 0
+
+
+def warm_start_checkpoint(args: argparse.Namespace, resume: str | None, task: str) -> tuple | None:
+    """``(path, checkpoint)`` that ``--warm_start`` names (checked: it loads, it fits the task), or ``None``."""
+    if args.warm_start is None:
+        return None
+    if resume == "checkpoint" or args.checkpoint:
+        raise UsageError(
+            "--warm_start starts a new run; it cannot be combined with --resume or --checkpoint (with --resume auto "
+            "it applies when the run folder holds no checkpoint yet)"
+        )
+    source = warm_start.source_task(training_id(task))
+    if args.warm_start == pretrained.KEYWORD:
+        path = pretrained.checkpoint(source)
+    else:
+        path = Path(args.warm_start)
+        if not path.is_file():
+            raise UsageError(f"--warm_start {args.warm_start}: no such checkpoint file (or 'pretrained')")
+    checkpoint = read_checkpoint(path)
+    warm_start.source_layout(checkpoint, path, training_id(task))
+    return path, checkpoint
 
 
 def print_geometry(geometry: preflight.RolloutGeometry) -> None:

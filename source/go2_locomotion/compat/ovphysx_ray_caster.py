@@ -1,0 +1,88 @@
+"""Workaround: on OvPhysX, Isaac Lab 3.0.0's ray caster reads environment ``i``'s scan from another robot.
+
+Upstream bug (isaaclab 3.0.0, ``isaaclab_ov.sensors.ray_caster``): the sensor tracks its body through an ovphysx
+``RIGID_BODY_POSE`` binding created from a glob pattern (``/World/envs/env_*/Robot/base``), and ovphysx returns
+the matches in lexicographic path order (``env_0, env_1, env_10, env_11, ..., env_2``), while every other tensor
+of the environment (the articulation, whose binding is created from the environment-ordered path list, the
+commands, the rewards) is in environment order. From 11 environments on, row ``i`` of the height scan, of the
+sensor's position and of the ray hits belongs to another robot: Go2-Rough's height-scan observation and its
+terrain-relative ``base_height_l2`` penalty (weight -30) were computed on another robot's ground. Measured with 32
+environments: the sensor's xy is the robot's only in lexicographic order; the base-height penalty per episode
+second on the shipped flat policy's first rough iterations was -1.6 against Go2-Flat's -0.05. Newton is not
+affected (its sensor rows are in environment order).
+
+:func:`height_scanner` is the height scanner's ``class_type``: Isaac Lab's backend-dispatching ``RayCaster``,
+except on OvPhysX, where :class:`EnvOrderedOvPhysxRayCaster` reorders the binding's rows into environment order
+(read from the binding's own ``prim_paths``) before the rays are cast. ``tests/sim/test_height_scan.py`` checks
+the scan sits under its own robot on both engines, and that the raw upstream binding is still lexicographic:
+when that test fails, upstream has fixed the bug and this module can go.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+import torch
+
+ENV_INDEX = re.compile(r"/env_(\d+)/")
+"""The environment number in a cloned prim path (Isaac Lab's ``/World/envs/env_<i>/...``)."""
+
+
+def env_rows(prim_paths: list[str]) -> list[int] | None:
+    """For environments 0..N-1 in order, the row of each in a binding whose rows are ``prim_paths``; ``None`` when
+    the rows already are in environment order.
+
+    Raises:
+        ValueError: If the paths are not one per environment 0..N-1.
+    """
+    numbers = []
+    for path in prim_paths:
+        match = ENV_INDEX.search(path)
+        if match is None:
+            raise ValueError(f"ray-caster body {path!r} is not inside a cloned environment (/env_<i>/)")
+        numbers.append(int(match.group(1)))
+    if sorted(numbers) != list(range(len(numbers))):
+        raise ValueError(f"ray-caster bodies are not one per environment 0..{len(numbers) - 1}: {numbers}")
+    rows = sorted(range(len(numbers)), key=numbers.__getitem__)
+    return None if rows == list(range(len(rows))) else rows
+
+
+@functools.cache
+def _ovphysx_class():
+    import warp as wp
+    from isaaclab_ov.sensors.ray_caster import RayCaster as OvPhysxRayCaster
+
+    from .private_api import check_ovphysx_ray_caster, ovphysx_ray_caster_rows
+
+    check_ovphysx_ray_caster(OvPhysxRayCaster)
+
+    class EnvOrderedOvPhysxRayCaster(OvPhysxRayCaster):
+        """Isaac Lab's OvPhysX ray caster with its tracked bodies in environment order."""
+
+        def _initialize_pose_tracking(self) -> None:
+            super()._initialize_pose_tracking()
+            rows = None if self._ovphysx_body_view is None else env_rows(ovphysx_ray_caster_rows(self))
+            self._go2_env_rows = None if rows is None else torch.tensor(rows, dtype=torch.long)
+            if rows is not None:
+                self._go2_ordered = torch.zeros((len(rows), 7), dtype=torch.float32, device=self._device)
+                self._go2_ordered_wp = wp.from_torch(self._go2_ordered).view(wp.transformf)
+
+        def _get_view_transforms_wp(self):
+            transforms = super()._get_view_transforms_wp()
+            if self._go2_env_rows is None:
+                return transforms
+            self._go2_ordered.copy_(wp.to_torch(transforms).reshape(-1, 7)[self._go2_env_rows])
+            return self._go2_ordered_wp
+
+    return EnvOrderedOvPhysxRayCaster
+
+
+def height_scanner(cfg, *args, **kwargs):
+    """The ray caster for ``cfg`` on the active physics backend, in environment order on every backend."""
+    from isaaclab.sensors import RayCaster
+
+    backend_class = RayCaster.resolve_class(cfg)
+    if backend_class.__module__.startswith("isaaclab_ov."):
+        return _ovphysx_class()(cfg, *args, **kwargs)
+    return backend_class(cfg, *args, **kwargs)
