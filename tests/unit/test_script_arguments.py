@@ -22,6 +22,18 @@ CASES = [
     (["curves.py", ".", "--out", "/proc/nope"], "--out /proc/nope: cannot create folders in /proc"),
     (["benchmark.py", "--num_envs", "-5"], "--num_envs must be positive integers"),
     (["train.py", "--task", "Go2-Flat", "--device", "cpu", "--warm_start"], "task 'Go2-Flat' has no warm-start source"),
+    (
+        ["evaluate.py", "--task", "Go2-Flat", "--checkpoint", "pretrained", "--device", "cpu", "--terrain", "default"],
+        "--terrain: task Go2-Flat has no generated terrain",
+    ),
+    (
+        ["evaluate.py", "--task", "Go2-Rough", "--device", "cpu", "--terrain", "stairs:0.1"],
+        "--terrain stairs:0.1: terrain cell 'stairs:0.1': unknown terrain 'stairs'",
+    ),
+    (
+        ["evaluate.py", "--task", "Go2-Rough", "--device", "cpu", "--terrain", "default", "--grid", "a:1,0,0"],
+        "--terrain and --grid exclude each other",
+    ),
     (["train.py", "--task", "Go2-Rough", "--warm_start", "nope.pt"], "--warm_start nope.pt: no such checkpoint file"),
     (["train.py", "--task", "Go2-Rough", "--warm_start", "--resume"], "it cannot be combined with --resume"),
     (["view_recording.py", "missing.viser"], "missing.viser: no such recording"),

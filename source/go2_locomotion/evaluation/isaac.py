@@ -6,6 +6,10 @@ policy's action mean drives it. Robots that fall are counted, and their figures 
 (:class:`~.metrics.GridRecorder`). Writes ``evaluation.json`` and ``evaluation.png``
 (:mod:`.report`) and prints a table.
 
+``--terrain default`` (Go2-Rough) evaluates terrain instead: robots walk forward from the centre of terrain cells
+(each sub-terrain at several obstacle sizes, :mod:`go2_locomotion.tasks.terrain_cells`) and each cell's success is
+the terrain curriculum's criterion (:mod:`.terrain`). Go2-Rough's command grid runs on its level-0 terrain.
+
 ``--run RUN --every K`` evaluates every K-th checkpoint of a run (and its last) in one environment and names the
 best by the grid summary (:func:`~.metrics.rank_key`); ``--compare A B`` prints two reports side by side, from
 this script or from ``sim2sim.py --grid``.
@@ -21,10 +25,13 @@ import numpy as np
 
 from .. import pretrained
 from ..errors import UsageError, check_writable, exit_on_usage_error
+from ..tasks.terrain_cells import parse_cells
 from ..training.checkpoints import check_compatible, list_checkpoints, read_checkpoint
 from ..training.cli import make_parser, parse_args
 from ..versions import package_versions
 from . import report as reports
+from . import terrain as terrain_eval
+from . import terrain_report
 from .grid import GridCommand, check_timing, commands_at, default_grid, parse_grid, switches_at
 from .metrics import FEET, GridRecorder, StepState, rank_key
 
@@ -54,6 +61,14 @@ def build_parser() -> argparse.ArgumentParser:
         group.add_argument("--duration", type=float, default=DURATION_S, help="Episode length [s].")
         group.add_argument("--settle", type=float, default=SETTLE_S, help="Seconds before figures count.")
         group.add_argument("--robots_per_command", type=int, default=ROBOTS_PER_COMMAND)
+        group.add_argument(
+            "--terrain",
+            default=None,
+            metavar="CELLS",
+            help="Go2-Rough: evaluate terrain instead of commands: 'default' (every sub-terrain at 4-5 sizes up to "
+            "its hardest) or cells like 'stairs_up:0.10 slopes_down:20' (metres; slopes in degrees).",
+        )
+        group.add_argument("--robots_per_cell", type=int, default=terrain_eval.ROBOTS_PER_CELL)
         group.add_argument("--out", type=Path, default=None, help="Report folder (default: <run>/evaluation/...).")
         group.add_argument("--run", type=Path, default=None, help="Evaluate this run's checkpoints; name the best.")
         group.add_argument("--every", type=int, default=1, help="With --run: every K-th checkpoint (and the last).")
@@ -74,6 +89,10 @@ def _check_arguments(args) -> None:
         raise UsageError(str(error)) from None
     if args.robots_per_command < 1:
         raise UsageError(f"--robots_per_command must be a positive integer, got {args.robots_per_command}")
+    if args.robots_per_cell < 1:
+        raise UsageError(f"--robots_per_cell must be a positive integer, got {args.robots_per_cell}")
+    if args.terrain is not None and args.grid is not None:
+        raise UsageError("--terrain and --grid exclude each other: a terrain evaluation commands straight ahead")
     if args.every < 1:
         raise UsageError(f"--every must be a positive integer, got {args.every}")
     if args.num_envs is not None:
@@ -114,23 +133,40 @@ def _main(argv: list[str] | None) -> int:
 
     args, overrides = parse_args(build_parser(), argv)
     if args.compare:
-        a, b = (reports.load(p) for p in args.compare)
-        print(reports.compare(a, b, labels=tuple(str(p) for p in args.compare)))
+        print(compare_reports(*args.compare))
         return 0
     _check_arguments(args)
     checkpoints = run_checkpoints(args.run, args.every) if args.run else None
     if checkpoints:
         args.checkpoint = str(checkpoints[0])
     env_cfg, _ = resolve_configs(play_id(check_task(args.task)), None, play_mode=True, overrides=overrides)
+    generator = env_cfg.scene.terrain.terrain_generator
+    if args.terrain is not None and generator is None:
+        raise UsageError(f"--terrain: task {args.task} has no generated terrain; use it with Go2-Rough")
     ranges = env_cfg.commands.base_velocity.ranges
     try:
+        cells = parse_cells(args.terrain) if args.terrain is not None else None
         grid = parse_grid(args.grid) if args.grid else default_grid(range_dict(ranges))
     except ValueError as error:
-        raise UsageError(str(error)) from None
-    args.num_envs = len(grid) * args.robots_per_command
+        raise UsageError(f"--terrain {args.terrain}: {error}" if args.terrain else str(error)) from None
+    args.num_envs = len(cells) * args.robots_per_cell if cells else len(grid) * args.robots_per_command
     overrides = [*overrides, *fixed_command_overrides(args.duration)]
 
-    with loaded_policy(args, overrides, video=False) as (env, runner, agent_cfg, path, task, work_dir):
+    def prepare(cfg) -> None:
+        """The terrain: the cells in a row (--terrain), or the generator's level 0 (the command grid)."""
+        base = cfg.scene.terrain.terrain_generator
+        if base is not None:
+            layout = terrain_eval.cells_generator(base, cells) if cells else terrain_eval.level_zero_generator(base)
+            cfg.scene.terrain.terrain_generator = layout
+
+    with loaded_policy(args, overrides, video=False, prepare=prepare) as (
+        env,
+        runner,
+        agent_cfg,
+        path,
+        task,
+        work_dir,
+    ):
         results = []
         for checkpoint in checkpoints or [path]:
             if checkpoint != path:
@@ -138,7 +174,6 @@ def _main(argv: list[str] | None) -> int:
                 check_compatible(data, checkpoint, runner.alg.get_policy(), task)
                 runner.load(str(checkpoint), map_location=agent_cfg.device)
             policy = runner.get_inference_policy(device=env.unwrapped.device)
-            figures = rollout(env, policy, grid, args.robots_per_command, args.duration, args.settle)
             source = {
                 "task": task,
                 "checkpoint": pretrained.recorded_path(checkpoint),
@@ -146,6 +181,26 @@ def _main(argv: list[str] | None) -> int:
                 "physics": _physics(env),
                 "versions": package_versions("go2_locomotion", "isaaclab", "rsl-rl-lib", "torch"),
             }
+            if cells:
+                figures = terrain_rollout(env, policy, cells, args.robots_per_cell, args.duration, args.settle)
+                settings = {
+                    "cells": [c.label() for c in cells],
+                    "command": [terrain_eval.FORWARD_SPEED, 0.0, 0.0],
+                    "success_distance_m": figures["success_distance_m"],
+                    "duration_s": args.duration,
+                    "settle_s": args.settle,
+                    "robots_per_cell": args.robots_per_cell,
+                    "seed": agent_cfg.seed,
+                    "device": str(env.unwrapped.device),
+                    "mdp": "play mode (no observation noise, no pushes), a fixed forward command",
+                }
+                report = terrain_report.assemble(figures, simulator="isaaclab", settings=settings, source=source)
+                out = _out_dir(args, checkpoint, work_dir, checkpoints, "evaluation_terrain")
+                json_path, png_path = terrain_report.write(report, out)
+                print(terrain_report.table(report))
+                print(f"[go2] wrote {json_path}, {png_path}")
+                continue
+            figures = rollout(env, policy, grid, args.robots_per_command, args.duration, args.settle)
             settings = {
                 "grid": [c.describe() for c in grid],
                 "duration_s": args.duration,
@@ -155,18 +210,36 @@ def _main(argv: list[str] | None) -> int:
                 "device": str(env.unwrapped.device),
                 "mdp": "play mode (no observation noise, no pushes), fixed commands",
             }
+            if generator is not None:
+                settings["terrain"] = "level 0 of the task's generator (every sub-terrain at difficulty 0)"
             report = reports.assemble(figures, simulator="isaaclab", settings=settings, source=source)
-            if checkpoints:  # --run: one folder per checkpoint under --out (default <run>/evaluation)
-                out = (args.out or args.run / "evaluation") / checkpoint.stem
-            else:
-                out = args.out or work_dir / "evaluation" / checkpoint.stem
+            out = _out_dir(args, checkpoint, work_dir, checkpoints, "evaluation")
             json_path, png_path = reports.write(report, out)
             print(reports.table(report))
             print(f"[go2] wrote {json_path}, {png_path}")
             results.append((checkpoint, report["summary"], json_path))
-        if checkpoints:
+        if checkpoints and results:
             _write_run_report(results, args.out or args.run / "evaluation")
     return 0
+
+
+def _out_dir(args, checkpoint: Path, work_dir: Path, checkpoints: list | None, folder: str) -> Path:
+    """``--out``, or ``<checkpoint folder>/<folder>/<checkpoint>``; with --run, one folder per checkpoint."""
+    if checkpoints:
+        return (args.out or args.run / folder) / checkpoint.stem
+    return args.out or work_dir / folder / checkpoint.stem
+
+
+def compare_reports(path_a: Path, path_b: Path) -> str:
+    """Two reports side by side: command grids, or terrain grids; not one of each."""
+    a, b = reports.load(path_a), reports.load(path_b)
+    labels = (str(path_a), str(path_b))
+    kinds = {terrain_report.is_terrain_report(r) for r in (a, b)}
+    if len(kinds) == 2:
+        raise UsageError(f"--compare {path_a} {path_b}: one is a terrain report, the other a command-grid report")
+    if kinds == {True}:
+        return terrain_report.compare(a, b, labels=labels)
+    return reports.compare(a, b, labels=labels)
 
 
 def _write_run_report(results: list, out: Path) -> Path:
@@ -255,6 +328,44 @@ def rollout(env, policy, grid: list[GridCommand], robots_per_command: int, durat
             )
         )
     return recorder.report()
+
+
+def terrain_rollout(env, policy, cells, robots_per_cell: int, duration_s: float, settle_s: float) -> dict:
+    """Every robot walks forward from its cell's centre (robot ``i`` on cell ``i // robots_per_cell``, the layout of
+    :func:`~.terrain.cells_generator`); returns :meth:`~.terrain.TerrainRecorder.report` and the success distance."""
+    import torch
+    from tensordict import TensorDict
+
+    unwrapped = env.unwrapped
+    env.reset()
+    term = unwrapped.command_manager.get_term(COMMAND_TERM)
+    term.is_heading_env[:] = False
+    term.is_standing_env[:] = False
+    term.vel_command_b[:] = torch.tensor([terrain_eval.FORWARD_SPEED, 0.0, 0.0], device=unwrapped.device)
+    obs = TensorDict(unwrapped.observation_manager.compute(), batch_size=[unwrapped.num_envs])
+    terrain = unwrapped.scene.terrain
+    assignment = _np(terrain.terrain_types).astype(int)
+    expected = np.arange(unwrapped.num_envs) // robots_per_cell
+    if not np.array_equal(assignment, expected):
+        raise RuntimeError(f"robots are not laid out one cell per {robots_per_cell} robots: {assignment.tolist()}")
+    recorder = terrain_eval.TerrainRecorder(
+        cells=cells,
+        assignment=assignment,
+        step_dt=unwrapped.step_dt,
+        settle_s=settle_s,
+        success_distance=terrain.cfg.terrain_generator.size[0] / 2,
+    )
+    origins = _np(terrain.env_origins)[:, :2]
+    robot = unwrapped.scene["robot"]
+    for _ in range(round(duration_s / unwrapped.step_dt)):
+        with torch.inference_mode():
+            obs, _, _, _ = env.step(policy(obs))
+        recorder.record(
+            distance=np.linalg.norm(_np(robot.data.root_pos_w)[:, :2] - origins, axis=1),
+            lin_vel_b=_np(robot.data.root_lin_vel_b),
+            fell=_np(unwrapped.termination_manager.terminated).astype(bool),
+        )
+    return {**recorder.report(), "success_distance_m": recorder.success_distance}
 
 
 def _np(x) -> np.ndarray:

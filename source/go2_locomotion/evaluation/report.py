@@ -14,6 +14,8 @@ from .metrics import FIGURES, SUMMARY
 REPORT_FILE = "evaluation.json"
 PLOT_FILE = "evaluation.png"
 FORMAT = "go2_locomotion/evaluation/1"
+TERRAIN_FORMAT = "go2_locomotion/terrain_evaluation/1"
+"""The terrain evaluation's format (:mod:`.terrain_report`), read by :func:`load` too."""
 
 
 def file_sha256(path: Path) -> str:
@@ -117,8 +119,9 @@ def load(path: Path | str) -> dict:
         report = json.loads(path.read_text())
     except json.JSONDecodeError as error:
         raise UsageError(f"{path}: not a JSON evaluation report ({error.msg} at line {error.lineno})") from None
-    if report.get("format") != FORMAT:
-        raise UsageError(f"{path}: format is {report.get('format')!r}, expected {FORMAT!r}")
+    accepted = (FORMAT, TERRAIN_FORMAT)
+    if report.get("format") not in accepted:
+        raise UsageError(f"{path}: format is {report.get('format')!r}, expected one of {', '.join(accepted)}")
     return report
 
 

@@ -1,0 +1,135 @@
+"""What terrain a policy handles: robots walk forward from the centre of terrain cells (:mod:`go2_locomotion.tasks.
+terrain_cells`), and each cell's success is the terrain curriculum's own criterion: the robot got at least half a
+tile away from the centre without falling.
+
+The same for every simulator: an adapter (Isaac Lab in :mod:`.isaac`, plain MuJoCo in the sim-to-sim package) calls
+:meth:`TerrainRecorder.record` once per policy step with numpy arrays over its robots; :meth:`TerrainRecorder.report`
+gives per-cell figures. The report is ``evaluation.json`` with the cells under ``terrain`` (:mod:`.terrain_report`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..tasks.terrain_cells import TERRAINS, TerrainCell
+
+FORWARD_SPEED = 1.0
+"""The command every robot keeps [m/s, straight ahead]: the top of the task's forward range."""
+
+ROBOTS_PER_CELL = 8
+"""Default robots per terrain cell: 26 default cells x 8 = 208."""
+
+DURATION_S = 20.0
+"""Default evaluation time [s]: the task's episode, the time the curriculum gives a robot to walk out of a tile."""
+
+SETTLE_S = 1.0
+"""Seconds after the start before the tracking error counts (the robot is dropped onto the terrain)."""
+
+
+def cells_generator(base, cells: list[TerrainCell]):
+    """The task's terrain generator config laid out as one row of the cells, one column each (in order).
+
+    Isaac Lab's curriculum layout puts sub-terrain ``c`` of equal proportions in column ``c``, and environment
+    ``i`` of ``N`` in column ``i // (N / columns)``: with ``robots`` robots per cell, robot ``i`` is on cell
+    ``i // robots``. Each cell's range is collapsed to its size, so the drawn difficulty does not matter."""
+    return base.replace(
+        sub_terrains={f"{index:02d}_{cell.label()}": cell.sub_terrain_cfg() for index, cell in enumerate(cells)},
+        num_rows=1,
+        num_cols=len(cells),
+        curriculum=True,
+        difficulty_range=(1.0, 1.0),
+        seed=0,
+    )
+
+
+def level_zero_generator(base):
+    """The task's terrain generator at its easiest level: every sub-terrain at difficulty 0, one column each (the
+    command-grid evaluation of Go2-Rough runs here; random rough keeps its training noise, it has no levels)."""
+    return base.replace(
+        num_rows=1, num_cols=len(base.sub_terrains), curriculum=True, difficulty_range=(0.0, 0.0), seed=0
+    )
+
+
+@dataclass
+class TerrainRecorder:
+    """Per-robot outcomes on terrain cells: robot ``r`` walks cell ``assignment[r]`` under the command ``command``."""
+
+    cells: list[TerrainCell]
+    assignment: np.ndarray
+    step_dt: float
+    settle_s: float
+    success_distance: float
+    """Half a tile [m]: the curriculum promotes a robot that walked this far from the tile centre."""
+    command: tuple[float, float, float] = (FORWARD_SPEED, 0.0, 0.0)
+    steps: int = 0
+    succeeded_at: np.ndarray = field(init=False)
+    fell_at: np.ndarray = field(init=False)
+    _error_sum: np.ndarray = field(init=False)
+    _error_steps: np.ndarray = field(init=False)
+
+    def __post_init__(self):
+        self.assignment = np.asarray(self.assignment, dtype=int)
+        robots = len(self.assignment)
+        self.succeeded_at = np.full(robots, np.nan)
+        self.fell_at = np.full(robots, np.nan)
+        self._error_sum = np.zeros(robots)
+        self._error_steps = np.zeros(robots, dtype=int)
+
+    def record(self, distance: np.ndarray, lin_vel_b: np.ndarray, fell: np.ndarray) -> None:
+        """One policy step: each robot's horizontal distance from its tile centre [m], trunk velocity in the trunk
+        frame ``[R, 3]`` [m/s], and whether it fell on this step. A robot's outcome is its first event."""
+        self.steps += 1
+        time_s = self.steps * self.step_dt
+        open_ = np.isnan(self.succeeded_at) & np.isnan(self.fell_at)
+        falls = open_ & np.asarray(fell, dtype=bool)
+        self.fell_at[falls] = time_s
+        open_ &= ~falls
+        arrived = open_ & (np.asarray(distance) >= self.success_distance)
+        self.succeeded_at[arrived] = time_s
+        counting = open_ & ~arrived & (time_s > self.settle_s)
+        error = np.linalg.norm(np.asarray(lin_vel_b)[:, :2] - np.asarray(self.command[:2]), axis=1)
+        self._error_sum[counting] += error[counting]
+        self._error_steps[counting] += 1
+
+    def report(self) -> dict:
+        """Per cell: success and fall rates (fractions of its robots), mean time to fall and to succeed [s], mean
+        xy tracking error while walking [m/s]; and a per-terrain summary (success at each terrain's hardest
+        size)."""
+        cells = []
+        for index, cell in enumerate(self.cells):
+            mine = self.assignment == index
+            fell, won = ~np.isnan(self.fell_at[mine]), ~np.isnan(self.succeeded_at[mine])
+            steps = self._error_steps[mine].sum()
+            cells.append(
+                {
+                    **cell.describe(),
+                    "robots": int(mine.sum()),
+                    "success_rate": float(won.mean()),
+                    "fall_rate": float(fell.mean()),
+                    "time_to_fall_s": _mean(self.fell_at[mine][fell]),
+                    "time_to_success_s": _mean(self.succeeded_at[mine][won]),
+                    "xy_error": float(self._error_sum[mine].sum() / steps) if steps else None,
+                }
+            )
+        return {"terrain": cells, "summary": summarise(cells)}
+
+
+def summarise(cells: list[dict]) -> dict:
+    """Mean success and fall rates over the cells, and per terrain the success at its largest evaluated size."""
+    per_terrain = {}
+    for name in TERRAINS:
+        mine = [c for c in cells if c["name"] == name]
+        if mine:
+            top = max(mine, key=lambda c: c["difficulty"])
+            per_terrain[name] = {"label": top["label"], "success_rate": top["success_rate"]}
+    return {
+        "success_rate": _mean(np.array([c["success_rate"] for c in cells])),
+        "fall_rate": _mean(np.array([c["fall_rate"] for c in cells])),
+        "largest_size": per_terrain,
+    }
+
+
+def _mean(values: np.ndarray) -> float | None:
+    return float(np.mean(values)) if len(values) else None

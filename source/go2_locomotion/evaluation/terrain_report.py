@@ -1,0 +1,121 @@
+"""Terrain evaluation reports: ``evaluation.json`` with the cells under ``terrain``, a plot of success over size
+per terrain, the printed table, and the comparison of two reports (two checkpoints, or Isaac Lab and MuJoCo)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from ..plotting import figure
+from ..tasks.terrain_cells import TERRAINS
+from .report import PLOT_FILE, REPORT_FILE
+from .report import TERRAIN_FORMAT as FORMAT
+
+UNITS = {
+    "height_cm": "cm (step height; box height +-; random rough: highest noise)",
+    "slope_deg": "degrees",
+    "difficulty": "the size's place in the training range: 0 its low end, 1 its hardest, above 1 beyond",
+    "success_rate": "fraction of the cell's robots that got half a tile (the curriculum's criterion) from the "
+    "centre without falling",
+    "fall_rate": "fraction of the cell's robots that fell first",
+    "time_to_fall_s": "s, mean over the robots that fell",
+    "time_to_success_s": "s, mean over the robots that succeeded",
+    "xy_error": "m/s, |commanded - achieved| horizontal trunk velocity while walking, after settling",
+}
+
+
+def assemble(figures: dict, *, simulator: str, settings: dict, source: dict) -> dict:
+    """A report: :meth:`~.terrain.TerrainRecorder.report`'s figures with what produced them."""
+    return {
+        "format": FORMAT,
+        "simulator": simulator,
+        **source,
+        "settings": settings,
+        "summary": figures["summary"],
+        "terrain": figures["terrain"],
+        "units": UNITS,
+    }
+
+
+def is_terrain_report(report: dict) -> bool:
+    return report.get("format") == FORMAT
+
+
+def write(report: dict, out_dir: Path) -> tuple[Path, Path]:
+    """Write ``evaluation.json`` and ``evaluation.png`` into ``out_dir``."""
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    json_path = out_dir / REPORT_FILE
+    json_path.write_text(json.dumps(report, indent=2) + "\n")
+    png_path = out_dir / PLOT_FILE
+    plot(report, png_path)
+    return json_path, png_path
+
+
+def size_text(cell: dict) -> str:
+    """``10.0 cm`` or ``20.0 deg``."""
+    return f"{cell['slope_deg']:.1f} deg" if "slope_deg" in cell else f"{cell['height_cm']:.1f} cm"
+
+
+def _fmt(value, width=6, digits=2) -> str:
+    return f"{'–':>{width}}" if value is None else f"{value:>{width}.{digits}f}"
+
+
+def table(report: dict) -> str:
+    """Per cell: size, difficulty, success, falls, time to fall, tracking error; then the summary."""
+    lines = [f"{'terrain':14s} {'size':>9s} {'diff':>5s} | {'success':>7s} {'falls':>5s} {'t fall':>6s} {'xy err':>6s}"]
+    for c in report["terrain"]:
+        lines.append(
+            f"{c['name']:14s} {size_text(c):>9s} {c['difficulty']:5.2f} | {_fmt(c['success_rate'], 7)} "
+            f"{_fmt(c['fall_rate'], 5)} {_fmt(c['time_to_fall_s'])} {_fmt(c['xy_error'])}"
+        )
+    s = report["summary"]
+    lines.append(
+        f"summary: success {_fmt(s['success_rate'], 0, 3)}, falls {_fmt(s['fall_rate'], 0, 3)} (mean over cells)"
+    )
+    return "\n".join(lines)
+
+
+def plot(report: dict, path: Path) -> None:
+    """Success (and falls, dashed) over the obstacle size, one panel per terrain."""
+    names = [name for name in TERRAINS if any(c["name"] == name for c in report["terrain"])]
+    with figure(path, dpi=80, nrows=1, ncols=max(len(names), 1), figsize=(3.6 * max(len(names), 1), 3.6)) as (
+        fig,
+        axes,
+    ):
+        axes = axes if hasattr(axes, "__len__") else [axes]
+        for ax, name in zip(axes, names, strict=False):
+            cells = sorted((c for c in report["terrain"] if c["name"] == name), key=lambda c: c["difficulty"])
+            sizes = [c.get("slope_deg", c.get("height_cm")) for c in cells]
+            ax.plot(sizes, [c["success_rate"] for c in cells], "o-", label="success")
+            ax.plot(sizes, [c["fall_rate"] for c in cells], "x--", color="tab:red", label="falls")
+            ax.set_ylim(-0.05, 1.05)
+            ax.set_title(name)
+            ax.set_xlabel("slope [deg]" if "slope_deg" in cells[0] else f"{TERRAINS[name].what} [cm]")
+            ax.grid(alpha=0.3)
+        axes[0].legend(fontsize=8)
+        fig.suptitle(
+            f"{report.get('task')} on {report['simulator']}: {Path(str(report.get('checkpoint'))).name}; "
+            f"forward {report['settings']['command'][0]:.1f} m/s"
+        )
+
+
+def compare(a: dict, b: dict, labels: tuple[str, str] = ("A", "B")) -> str:
+    """Two terrain reports side by side, per cell present in both (by label); B - A differences of success."""
+    by_label = {c["label"]: c for c in b["terrain"]}
+    lines = [
+        f"A = {labels[0]} ({a['simulator']}), B = {labels[1]} ({b['simulator']})",
+        f"{'cell':22s} {'success A':>9s} {'B':>5s} {'B-A':>6s} | {'falls A':>7s} {'B':>5s}",
+    ]
+    for ca in a["terrain"]:
+        cb = by_label.get(ca["label"])
+        if cb is None:
+            lines.append(f"{ca['label']:22s} only in A")
+            continue
+        lines.append(
+            f"{ca['label']:22s} {_fmt(ca['success_rate'], 9)} {_fmt(cb['success_rate'], 5)} "
+            f"{_fmt(cb['success_rate'] - ca['success_rate'])} | {_fmt(ca['fall_rate'], 7)} {_fmt(cb['fall_rate'], 5)}"
+        )
+    for label in by_label.keys() - {c["label"] for c in a["terrain"]}:
+        lines.append(f"{label:22s} only in B")
+    return "\n".join(lines)
