@@ -117,7 +117,9 @@ def parse_cell(text: str) -> TerrainCell:
         value = float(size)
     except ValueError:
         unit = "degrees" if TERRAINS[name].unit == "deg" else "metres"
-        raise ValueError(f"terrain cell {text!r}: expected {name}:<size in {unit}>, e.g. {name}:{hardest(name):.2f}") from None
+        raise ValueError(
+            f"terrain cell {text!r}: expected {name}:<size in {unit}>, e.g. {name}:{hardest(name):.2f}"
+        ) from None
     if not math.isfinite(value) or value <= 0 or (TERRAINS[name].unit == "deg" and value >= 60):
         raise ValueError(f"terrain cell {text!r}: the size must be positive (and a slope below 60 degrees)")
     return TerrainCell(name, value)
