@@ -17,8 +17,11 @@ KEYWORD = "pretrained"
 FOLDER = Path(__file__).parent
 """Where the shipped policies live (inside the installed package)."""
 
-POLICIES = {"Go2-Flat": "go2_flat"}
-"""Training task id -> folder of its shipped policy."""
+FOLDERS = {"Go2-Flat": "go2_flat", "Go2-Rough": "go2_rough"}
+"""Training task id -> the folder its shipped policy lives in (``ship`` writes there)."""
+
+POLICIES = {task: name for task, name in FOLDERS.items() if (FOLDER / name / "provenance.json").is_file()}
+"""Training task id -> folder of its shipped policy, for the tasks that have one."""
 
 OUTPUT_ROOT = Path("logs") / KEYWORD
 """Where commands write what they derive from a shipped policy (exports, videos, evaluations), relative to the

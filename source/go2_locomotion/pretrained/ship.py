@@ -19,8 +19,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from ..training import run_params
-from . import KEYWORD, POLICIES, checkpoint
+from ..training import run_params, warm_start
+from . import FOLDERS, KEYWORD, POLICIES, checkpoint
 
 SCRIPTS = Path("scripts")
 """The user-facing scripts, relative to the repository root."""
@@ -30,7 +30,24 @@ EVALUATIONS = {
     "isaaclab_newton": ["physics=newton_mjwarp"],
     "isaaclab_physx": ["physics=physx"],
 }
-"""The Isaac Lab evaluations shipped with a policy: the default grid on each physics backend."""
+"""The Isaac Lab evaluations shipped with every policy: the default command grid on each physics backend."""
+
+TERRAIN_EVALUATIONS = {
+    "terrain_newton": ["--terrain", "default", "physics=newton_mjwarp"],
+    "terrain_physx": ["--terrain", "default", "physics=physx"],
+}
+"""Shipped with a policy of a task with generated terrain (Go2-Rough): the default terrain grid on each backend."""
+
+TERRAIN_TASKS = ("Go2-Rough",)
+"""Tasks with generated terrain: their shipped policy gets :data:`TERRAIN_EVALUATIONS` too."""
+
+MUJOCO_TASKS = ("Go2-Flat",)
+"""Tasks whose shipped policy is also evaluated in plain MuJoCo (the command grid on a plane)."""
+
+
+def evaluations(task: str) -> dict[str, list[str]]:
+    """Report folder -> extra arguments of scripts/evaluate.py, for the shipped policy of ``task``."""
+    return {**EVALUATIONS, **(TERRAIN_EVALUATIONS if task in TERRAIN_TASKS else {})}
 
 
 def provenance(run: Path, checkpoint_path: Path, command: str | None = None) -> dict:
@@ -70,6 +87,22 @@ def _shipped_record(folder: Path) -> dict:
     }
 
 
+def _embedded_record(run: Path) -> dict | None:
+    """A cross-task warm start (``train.py --warm_start``, its ``warm_start.json``): the source checkpoint's hash
+    and task, with that task's shipped provenance when the source was the shipped policy."""
+    path = run / warm_start.RECORD_FILE
+    if not path.is_file():
+        return None
+    record = {"kind": "embedded", **json.loads(path.read_text())}
+    source = POLICIES.get(record["source_task"])
+    if source is not None and (Path(__file__).parent / source / "provenance.json").is_file():
+        shipped = _shipped_record(Path(__file__).parent / source)
+        if shipped["sha256"] == record["sha256"]:
+            record["checkpoint"] = f"pretrained {record['source_task']} ({shipped['checkpoint']})"
+            record["provenance"] = shipped["provenance"]
+    return record
+
+
 def torch_load(path: Path) -> dict:
     import torch
 
@@ -83,41 +116,43 @@ def _run(*command: str) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Ship a checkpoint as the task's pretrained policy.")
-    parser.add_argument("--task", required=True, choices=sorted(POLICIES))
+    parser.add_argument("--task", required=True, choices=sorted(FOLDERS))
     parser.add_argument("--checkpoint", type=Path, required=True, help="model_<it>.pt of a training run folder")
     parser.add_argument("--skip_evaluation", action="store_true", help="Copy and export only.")
     parser.add_argument("--command", default=None, help="The training command, if run_summary.json lacks it.")
     parser.add_argument(
         "--warm_start",
         action="store_true",
-        help="The run started from the task's shipped policy (train.py --checkpoint pretrained --resume): the "
-        "shipped policy's provenance and checkpoint hash go into the new provenance as 'warm_start'.",
+        help="The run resumed from the task's own shipped policy (train.py --checkpoint pretrained --resume): the "
+        "shipped policy's provenance and checkpoint hash go into the new provenance as 'warm_start'. A run started "
+        "with train.py --warm_start (another task's policy) is recorded from its warm_start.json without this flag.",
     )
     args = parser.parse_args(argv)
 
     source = args.checkpoint.absolute()
-    target = Path(__file__).parent / POLICIES[args.task]
+    target = Path(__file__).parent / FOLDERS[args.task]
     target.mkdir(parents=True, exist_ok=True)
-    warm_start = _shipped_record(target) if args.warm_start else None
+    warm_start = {"kind": "resumed", **_shipped_record(target)} if args.warm_start else _embedded_record(source.parent)
     for old in target.glob("model_*.pt"):
         old.unlink()
     shutil.copy2(source, target / source.name)
     record = provenance(source.parent, source, args.command)
     if warm_start is not None:
         record["warm_start"] = warm_start
-        # iterations continue across a resume: samples_to_this_checkpoint already counts the warm start's
-        record["wall_clock_s_including_warm_start"] = (record["wall_clock_s_whole_run"] or 0.0) + (
-            warm_start["provenance"].get("wall_clock_s_including_warm_start")
-            or warm_start["provenance"]["wall_clock_s_whole_run"]
-        )
+        earlier = warm_start.get("provenance")
+        if earlier is not None:  # the policy it started from was shipped: its time counts too
+            record["wall_clock_s_including_warm_start"] = (record["wall_clock_s_whole_run"] or 0.0) + (
+                earlier.get("wall_clock_s_including_warm_start") or earlier["wall_clock_s_whole_run"]
+            )
     (target / "provenance.json").write_text(json.dumps(record, indent=2) + "\n")
     assert checkpoint(args.task).name == source.name
 
     common = ["--task", args.task, "--checkpoint", KEYWORD, "--device", "cpu", "--headless"]
     _run(str(SCRIPTS / "export.py"), *common, "--output", str(target / "exported"))
     if not args.skip_evaluation:
-        for name, extra in EVALUATIONS.items():
+        for name, extra in evaluations(args.task).items():
             _run(str(SCRIPTS / "evaluate.py"), *common, "--out", str(target / "evaluation" / name), *extra)
+    if not args.skip_evaluation and args.task in MUJOCO_TASKS:
         _run(
             str(SCRIPTS / "sim2sim.py"),
             "--bundle",
