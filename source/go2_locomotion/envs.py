@@ -9,7 +9,7 @@ Lab's RL entrypoints, and the benchmark runs Isaac Lab's own ``isaaclab benchmar
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 import gymnasium as gym
 
@@ -22,6 +22,7 @@ def make_env(
     device: str = "cpu",
     overrides: Sequence[str] = (),
     play_mode: bool = False,
+    edit: Callable[[object], None] | None = None,
 ) -> Iterator[gym.Env]:
     """Resolve the task's config (presets, Hydra-style ``env.…=value`` overrides), launch the simulation runtime
     and yield the environment; it is closed on exit.
@@ -32,6 +33,8 @@ def make_env(
         device: ``"cpu"``, ``"cuda"`` or ``"cuda:N"``.
         overrides: Command-line style overrides, e.g. ``["env.episode_length_s=1.0", "physics=newton_mjwarp"]``.
         play_mode: Apply the config's ``play_mode()`` as Isaac Lab's play entrypoint does.
+        edit: Called with the resolved env config (after the overrides and ``play_mode``) to change what an
+            override cannot express, e.g. a terrain generator made of chosen sub-terrains.
     """
     from isaaclab.app import launch_simulation
     from isaaclab_tasks.utils import resolve_task_config
@@ -41,6 +44,8 @@ def make_env(
     env_cfg, _ = resolve_task_config(task, None, play_mode=play_mode, overrides=list(overrides))
     if num_envs is not None:
         env_cfg.scene.num_envs = num_envs
+    if edit is not None:
+        edit(env_cfg)
     env_cfg.sim.device = device
     with launch_simulation(env_cfg, {"headless": True, "device": device}):
         env = gym.make(task, cfg=env_cfg)

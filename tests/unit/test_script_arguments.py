@@ -54,6 +54,19 @@ CASES = [
     (["sim2sim.py", "--bundle", "pretrained", "--output", "/dev/null/a"], "--output /dev/null/a: /dev/null is a file"),
     (["sim2sim.py", "--bundle", "pretrained", "--video", "/dev/null/a/w.gif"], "--video /dev/null/a: /dev/null is a"),
     (["sim2sim.py", "--bundle", "pretrained", "--grid", "default", "--output", "/dev/null/a"], "--output /dev/null/a"),
+    (
+        ["sim2sim.py", "--bundle", "pretrained", "--terrain", "stairs:0.1"],
+        "--terrain stairs:0.1: terrain cell 'stairs:0.1': unknown terrain 'stairs'; accepted: stairs_up, stairs_down",
+    ),
+    (["sim2sim.py", "--bundle", "pretrained", "--terrain", "stairs_up:-1"], "--terrain stairs_up:-1: terrain cell"),
+    (
+        ["sim2sim.py", "--bundle", "pretrained", "--terrain", "slopes_up:40"],
+        "--terrain slopes_up:40: Isaac Lab's generator makes faces steeper than its slope_threshold",
+    ),
+    (
+        ["sim2sim.py", "--bundle", "pretrained", "--terrain", "boxes:0.05", "--grid", "default"],
+        "--terrain and --grid exclude each other",
+    ),
     (["view_recording.py", "missing.viser", "--html", "/dev/null/a/r.html"], "--html /dev/null/a: /dev/null is a"),
     (["curves.py", ".", "--out", "/dev/null/a"], "--out /dev/null/a: /dev/null is a file"),
     (["benchmark.py", "--out", "/dev/null/a"], "--out /dev/null/a: /dev/null is a file"),

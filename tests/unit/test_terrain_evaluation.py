@@ -66,7 +66,7 @@ def test_bad_cells_are_refused_by_name(text, message):
 
 def test_cells_are_laid_out_one_column_each_at_their_size():
     cells = [parse_cell("stairs_up:0.05"), parse_cell("boxes:0.1")]
-    cfg = terrain.cells_generator(GO2_ROUGH_TERRAINS, cells)
+    cfg = terrain_cells.cells_generator(cells)
     assert (cfg.num_rows, cfg.num_cols, cfg.curriculum) == (1, 2, True)
     assert [type(c) for c in cfg.sub_terrains.values()] == [type(c.sub_terrain_cfg()) for c in cells]
     assert list(cfg.sub_terrains.values())[1].grid_height_range == (0.1, 0.1)

@@ -25,7 +25,7 @@ import numpy as np
 
 from .. import pretrained
 from ..errors import UsageError, check_writable, exit_on_usage_error
-from ..tasks.terrain_cells import parse_cells
+from ..tasks.terrain_cells import cells_generator, parse_cells
 from ..training.checkpoints import check_compatible, list_checkpoints, read_checkpoint
 from ..training.cli import make_parser, parse_args
 from ..versions import package_versions
@@ -156,7 +156,7 @@ def _main(argv: list[str] | None) -> int:
         """The terrain: the cells in a row (--terrain), or the generator's level 0 (the command grid)."""
         base = cfg.scene.terrain.terrain_generator
         if base is not None:
-            layout = terrain_eval.cells_generator(base, cells) if cells else terrain_eval.level_zero_generator(base)
+            layout = cells_generator(cells, base=base) if cells else terrain_eval.level_zero_generator(base)
             cfg.scene.terrain.terrain_generator = layout
 
     with loaded_policy(args, overrides, video=False, prepare=prepare) as (
@@ -332,7 +332,7 @@ def rollout(env, policy, grid: list[GridCommand], robots_per_command: int, durat
 
 def terrain_rollout(env, policy, cells, robots_per_cell: int, duration_s: float, settle_s: float) -> dict:
     """Every robot walks forward from its cell's centre (robot ``i`` on cell ``i // robots_per_cell``, the layout of
-    :func:`~.terrain.cells_generator`); returns :meth:`~.terrain.TerrainRecorder.report` and the success distance."""
+    ``terrain_cells.cells_generator``); returns :meth:`~.terrain.TerrainRecorder.report` and the success distance."""
     import torch
     from tensordict import TensorDict
 

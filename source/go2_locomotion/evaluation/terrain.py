@@ -28,22 +28,6 @@ SETTLE_S = 1.0
 """Seconds after the start before the tracking error counts (the robot is dropped onto the terrain)."""
 
 
-def cells_generator(base, cells: list[TerrainCell]):
-    """The task's terrain generator config laid out as one row of the cells, one column each (in order).
-
-    Isaac Lab's curriculum layout puts sub-terrain ``c`` of equal proportions in column ``c``, and environment
-    ``i`` of ``N`` in column ``i // (N / columns)``: with ``robots`` robots per cell, robot ``i`` is on cell
-    ``i // robots``. Each cell's range is collapsed to its size, so the drawn difficulty does not matter."""
-    return base.replace(
-        sub_terrains={f"{index:02d}_{cell.label()}": cell.sub_terrain_cfg() for index, cell in enumerate(cells)},
-        num_rows=1,
-        num_cols=len(cells),
-        curriculum=True,
-        difficulty_range=(1.0, 1.0),
-        seed=0,
-    )
-
-
 def level_zero_generator(base):
     """The task's terrain generator at its easiest level: every sub-terrain at difficulty 0, one column each (the
     command-grid evaluation of Go2-Rough runs here; random rough keeps its training noise, it has no levels)."""

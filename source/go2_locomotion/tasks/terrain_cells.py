@@ -12,10 +12,16 @@ centre (walking out goes down), the inverted ones sink towards it (walking out g
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
+import numpy as np
+
 from .velocity_env_cfg import GO2_ROUGH_TERRAINS
+
+TERRAIN_SEED = 0
+"""Seed of the cells' generator, in Isaac Lab's terrain evaluation and in MuJoCo alike."""
 
 
 @dataclass(frozen=True)
@@ -129,13 +135,14 @@ DEFAULT_SIZES = {
     "stairs_up": (0.05, 0.075, 0.10, 0.12),
     "stairs_down": (0.05, 0.075, 0.10, 0.12),
     "boxes": (0.025, 0.05, 0.075, 0.10),
-    "random_rough": (0.02, 0.04, 0.06, 0.08),
+    "random_rough": (0.02, 0.04, 0.06, 0.07),
     "slopes_up": (5.0, 10.0, 15.0, 20.0, hardest("slopes_up")),
     "slopes_down": (5.0, 10.0, 15.0, 20.0, hardest("slopes_down")),
 }
 """The default grid's sizes: each terrain at four or more sizes up to its hardest in training (12 cm steps, 10 cm
 boxes, 6 cm noise, 21.8 degree slopes), through the goal sizes (10 cm steps, 20 degrees); random rough one size
-beyond (8 cm)."""
+beyond (7 cm: at 8 cm Isaac Lab's generator makes some faces vertical, which MuJoCo's height field cannot
+reproduce)."""
 
 
 def default_cells() -> list[TerrainCell]:
@@ -151,3 +158,44 @@ def parse_cells(text: str) -> list[TerrainCell]:
     if not cells:
         raise ValueError("terrain cells: expected 'default' or cells like stairs_up:0.10")
     return cells
+
+
+def reproducible(sub_terrain_cfg):
+    """The sub-terrain config with its function drawing from a seed of its own (see the module): the tile's
+    config, difficulty and the generator's seed, hashed as Isaac Lab's terrain cache hashes them."""
+    return sub_terrain_cfg.replace(function=_seeded(sub_terrain_cfg.function))
+
+
+def _seeded(function):
+    @functools.wraps(function)  # keeps the name Isaac Lab records and hashes
+    def seeded_function(difficulty, cfg):
+        import torch
+        from isaaclab.utils import to_dict
+        from isaaclab.utils.dict import dict_to_md5_hash
+
+        seed = int(dict_to_md5_hash(to_dict(cfg))[:8], 16)
+        state = np.random.get_state()
+        with torch.random.fork_rng():
+            np.random.seed(seed)
+            torch.manual_seed(seed)
+            try:
+                return function(difficulty, cfg)
+            finally:
+                np.random.set_state(state)
+
+    return seeded_function
+
+
+def cells_generator(cells: list[TerrainCell], *, base=GO2_ROUGH_TERRAINS, seed: int = TERRAIN_SEED):
+    """A terrain generator config (``base``: the task's) laid out as one row of ``cells``, tile ``c`` in column
+    ``c``, each sub-terrain :func:`reproducible` and at difficulty 1 (its range is collapsed to the cell's size
+    anyway), with the base's border, tile size and scales. Isaac Lab's curriculum layout puts environment ``i`` of
+    ``N`` in column ``i // (N / columns)``; MuJoCo's sim-to-sim builds tile ``c`` alike, alone."""
+    return base.replace(
+        sub_terrains={f"{k:02d}_{cell.label()}": reproducible(cell.sub_terrain_cfg()) for k, cell in enumerate(cells)},
+        num_rows=1,
+        num_cols=len(cells),
+        curriculum=True,
+        difficulty_range=(1.0, 1.0),
+        seed=seed,
+    )

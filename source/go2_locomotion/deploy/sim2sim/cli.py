@@ -1,5 +1,6 @@
-"""``scripts/sim2sim.py``: a deploy bundle in plain MuJoCo over a command script (report, plot, optional GIF), or
-over the evaluation grid (``--grid``); the user's mistakes are one-line errors with exit code 2."""
+"""``scripts/sim2sim.py``: a deploy bundle in plain MuJoCo over a command script (report, plot, optional GIF), on
+the floor or on a Go2-Rough terrain cell (``--terrain``), or over the evaluation grid (``--grid``); the user's
+mistakes are one-line errors with exit code 2."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from ... import pretrained
 from ...errors import USAGE_EXIT_CODE, UsageError, check_writable, exit_on_usage_error, prepare_output_file
 from ..bundle import BundleError, load_bundle
 from .gif import VideoUnavailable
-from .loop import DEFAULT_SEGMENTS, parse_segments, run
+from .loop import DEFAULT_SEGMENTS, TERRAIN_SEGMENTS, parse_segments, run
 from .report import table, write_report
 
 
@@ -24,8 +25,20 @@ def main(argv: list[str] | None = None) -> int:
         help="Folder with deploy.yaml and policy.onnx, or 'pretrained' (the shipped Go2-Flat policy's bundle; reports "
         "then go to logs/pretrained/go2_flat/).",
     )
-    default = " ".join(f"{s.name}:{s.duration_s:g}:{','.join(f'{v:g}' for v in s.command)}" for s in DEFAULT_SEGMENTS)
-    parser.add_argument("--commands", default=default, help=f"Segments name:seconds:vx,vy,wz (default: {default}).")
+    default, on_terrain = _segments_text(DEFAULT_SEGMENTS), _segments_text(TERRAIN_SEGMENTS)
+    parser.add_argument(
+        "--commands",
+        default=None,
+        help=f"Segments name:seconds:vx,vy,wz (default: {default}; with --terrain: {on_terrain}).",
+    )
+    parser.add_argument(
+        "--terrain",
+        default=None,
+        help="Run on one Go2-Rough terrain cell instead of the floor, built by Isaac Lab's terrain generator: "
+        "name:size with sizes in metres (slopes in degrees), e.g. stairs_up:0.10, stairs_down:0.10, boxes:0.05, "
+        "random_rough:0.06, slopes_up:20, slopes_down:20 (go2_locomotion.tasks.terrain_cells). The robot starts at "
+        "the tile's centre. Reports go to <bundle>/sim2sim/<name>_<size>/.",
+    )
     parser.add_argument(
         "--substeps",
         type=int,
@@ -33,7 +46,9 @@ def main(argv: list[str] | None = None) -> int:
         help="MuJoCo steps per physics step (default: the bundle's physics.substeps; 2 for the Go2 tasks' Newton "
         "preset).",
     )
-    parser.add_argument("--output", type=Path, default=None, help="Report folder (default: <bundle>/sim2sim).")
+    parser.add_argument(
+        "--output", type=Path, default=None, help="Report folder (default: <bundle>/sim2sim, with --terrain below it)."
+    )
     parser.add_argument("--video", type=Path, default=None, help="Also write an animated GIF (needs MUJOCO_GL).")
     parser.add_argument(
         "--grid",
@@ -53,20 +68,41 @@ def main(argv: list[str] | None = None) -> int:
     def _main() -> int:
         # only the user's mistakes become one-line errors; a failure inside the run keeps its traceback
         try:
-            segments = parse_segments(args.commands)
+            segments = parse_segments(args.commands or (on_terrain if args.terrain is not None else default))
             bundle = load_bundle(args.bundle)
         except (FileNotFoundError, BundleError, ValueError) as error:
             raise UsageError(str(error)) from None
+        terrain = _terrain(args.terrain) if args.terrain is not None else None
         try:
-            report = run(bundle, segments, substeps=args.substeps, video=args.video)
+            report = run(bundle, segments, substeps=args.substeps, video=args.video, terrain=terrain)
         except VideoUnavailable as error:
             raise UsageError(str(error)) from None
-        json_path, png_path = write_report(report, args.output or args.work_dir / "sim2sim")
+        folder = args.work_dir / "sim2sim" / (terrain.label.replace(":", "_") if terrain is not None else "")
+        json_path, png_path = write_report(report, args.output or folder)
         print(table(report))
         print(f"[go2] wrote {json_path} and {png_path}" + (f" and {report['video']}" if report["video"] else ""))
         return 0
 
     return exit_on_usage_error(_main)
+
+
+def _segments_text(segments) -> str:
+    return " ".join(f"{s.name}:{s.duration_s:g}:{','.join(f'{v:g}' for v in s.command)}" for s in segments)
+
+
+def _terrain(text: str):
+    """The ``--terrain`` cell's MuJoCo terrain (Isaac Lab's generator runs here: it is imported only now)."""
+    from ...tasks.terrain_cells import parse_cell
+    from .terrain import TerrainError, build_cell
+
+    try:
+        cell = parse_cell(text)
+    except ValueError as error:
+        raise UsageError(f"--terrain {text}: {error}") from None
+    try:
+        return build_cell(cell)
+    except TerrainError as error:  # the message starts with the cell
+        raise UsageError(f"--terrain {error}") from None
 
 
 def _resolve_bundle(args) -> int:
@@ -75,6 +111,15 @@ def _resolve_bundle(args) -> int:
     a ``--substeps`` below 1."""
     if args.substeps is not None and args.substeps < 1:
         raise UsageError(f"--substeps must be a positive integer, got {args.substeps}")
+    if args.terrain is not None and args.grid is not None:
+        raise UsageError("--terrain and --grid exclude each other: the command grid runs on the floor")
+    if args.terrain is not None:
+        from ...tasks.terrain_cells import parse_cell
+
+        try:
+            parse_cell(args.terrain)
+        except ValueError as error:
+            raise UsageError(f"--terrain {args.terrain}: {error}") from None
     if args.output is not None:
         check_writable(args.output, "--output")
     if args.video is not None:

@@ -1,6 +1,7 @@
 """The scripted run of the sim-to-sim check: a command sequence (:class:`Segment`), the policy at the manifest's
 policy rate through :class:`~go2_locomotion.deploy.controller.ReferenceController` (the robot side of the bundle
-exercised exactly as deployed), the MuJoCo plant at the physics rate, and the time series the report is made of."""
+exercised exactly as deployed), the MuJoCo plant at the physics rate on a floor or a terrain cell, and the time
+series the report is made of."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from ..controller import ReferenceController
 from .gif import GifRecorder
 from .plant import Go2Plant
 from .report import SETTLE_S, segment_report
+from .terrain import TerrainGeometry
 
 
 @dataclass(frozen=True)
@@ -39,6 +41,10 @@ DEFAULT_SEGMENTS = (
     Segment("stop", 2.0, (0.0, 0.0, 0.0)),
 )
 """Stand, forward 0.5 m/s, lateral 0.3 m/s, turn 1 rad/s, stop: 13 s."""
+
+TERRAIN_SEGMENTS = (Segment("stand", 1.0, (0.0, 0.0, 0.0)), Segment("forward", 6.0, (1.0, 0.0, 0.0)))
+"""On a terrain cell: stand, then straight ahead at 1 m/s (the terrain evaluation's command) for 6 s, out of the
+8 m tile from its centre over its whole obstacle (the tile's edge is 4 m away)."""
 
 
 def parse_segments(text: str) -> list[Segment]:
@@ -72,6 +78,7 @@ def run(
     *,
     substeps: int | None = None,
     video: Path | None = None,
+    terrain: TerrainGeometry | None = None,
 ) -> dict:
     """Run the bundle through ``segments``; returns the report (per-segment figures and the time series).
 
@@ -80,6 +87,8 @@ def run(
         segments: The command sequence.
         substeps: MuJoCo steps per physics step; ``None``: the bundle's ``physics.substeps``.
         video: Write an animated GIF of the run here (needs an off-screen OpenGL context).
+        terrain: The ground (a cell from :func:`.terrain.build_cell`); ``None``: a floor plane. The robot starts
+            at its origin; the trunk height is measured above the ground under the trunk.
 
     Raises:
         FileNotFoundError, BundleError: The bundle is missing or inconsistent.
@@ -87,12 +96,14 @@ def run(
     """
     bundle = bundle_dir if isinstance(bundle_dir, Bundle) else load_bundle(bundle_dir)
     controller = ReferenceController(bundle)
-    robot = Go2Plant(bundle, substeps)
+    robot = Go2Plant(bundle, substeps, terrain=terrain)
     model, data = robot.model, robot.data
+    start = data.qpos[0:2].copy()
     recorder = GifRecorder(video, model) if video is not None else None
     policy_dt = float(bundle.field("timing.policy_dt"))
 
-    series = {k: [] for k in ("time", "segment", "cmd_vx", "cmd_vy", "cmd_wz", "vx", "vy", "wz", "height", "down")}
+    keys = ("time", "segment", "cmd_vx", "cmd_vy", "cmd_wz", "vx", "vy", "wz", "height", "down", "x", "y")
+    series = {k: [] for k in keys}
     t = 0.0
     for index, segment in enumerate(segments):
         command = np.asarray(segment.command, dtype=np.float64)
@@ -101,9 +112,10 @@ def run(
             robot.apply(out.joint_pos_target, out.kp, out.kd)
             t += policy_dt
             lin_vel = robot.base_lin_vel()
-            height, down = float(data.qpos[2]), robot.is_down()
+            height, down = robot.base_height(), robot.is_down()
+            x, y = data.qpos[0:2] - start
             for key, value in zip(
-                series, (t, index, *command, lin_vel[0], lin_vel[1], data.qvel[5], height, down), strict=True
+                series, (t, index, *command, lin_vel[0], lin_vel[1], data.qvel[5], height, down, x, y), strict=True
             ):
                 series[key].append(float(value) if key not in ("segment", "down") else value)
             if recorder is not None:
@@ -113,6 +125,8 @@ def run(
         "bundle": pretrained.recorded_path(bundle.directory),
         "task": bundle.field("task"),
         "policy_sha256": bundle.field("policy.sha256"),
+        "terrain": None if terrain is None else _terrain_record(terrain, series),
+        "height_scan": robot.height_source is not None,
         "settings": {
             "policy_rate_hz": 1.0 / policy_dt,
             "pd_rate_hz": 1.0 / float(bundle.field("timing.sim_dt")),
@@ -129,3 +143,10 @@ def run(
         "video": str(recorder.save(policy_dt)) if recorder is not None else None,
         "series": series,
     }
+
+
+def _terrain_record(terrain: TerrainGeometry, series: dict) -> dict:
+    """The cell, where the robot started, and how far from there it got [m] before it fell (if it did)."""
+    upright = [i for i in range(len(series["time"])) if not any(series["down"][: i + 1])]
+    distance = [math.hypot(series["x"][i], series["y"][i]) for i in upright]
+    return {"label": terrain.label, "origin": terrain.origin.tolist(), "max_distance_m": max(distance, default=0.0)}

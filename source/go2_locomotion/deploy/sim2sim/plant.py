@@ -1,12 +1,12 @@
-"""The MuJoCo Go2 of the sim-to-sim check: this package's Go2 description on a floor plane, driven by joint
-targets through a PD loop with the manifest's gains and DC-motor torque limits at the physics rate (``1 / sim_dt``),
-each torque held over ``substeps`` MuJoCo steps as the training simulator does. How MuJoCo steps (substeps,
-integrator, friction cone) and the friction come from the bundle's ``physics`` section (:func:`mujoco_settings`).
+"""The MuJoCo Go2 of the sim-to-sim check: this package's Go2 description on a floor plane or on a terrain cell
+(:mod:`.terrain`), driven by joint targets through a PD loop with the manifest's gains and DC-motor torque limits at
+the physics rate (``1 / sim_dt``), each torque held over ``substeps`` MuJoCo steps as the training simulator does.
+How MuJoCo steps (substeps, integrator, friction cone) and the friction come from the bundle's ``physics`` section
+(:func:`mujoco_settings`). A policy that observes a height scan reads it from MuJoCo ray casts (:mod:`.height_scan`).
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import mujoco
@@ -15,15 +15,17 @@ import numpy as np
 from ...assets import go2_description as go2
 from ..bundle import SDK2_JOINT_ORDER, Bundle
 from ..controller import RobotState, projected_gravity_from_quat
+from .height_scan import HeightSource, MujocoHeightScan, ScanPattern
+from .terrain import TerrainGeometry
 
 FALL_GRAVITY_Z = -0.5
 """A robot whose projected gravity z rises above this (tilt beyond 60 deg) has fallen."""
 
 FALL_BASE_HEIGHT = 0.15
-"""A trunk below this height above the floor [m] has fallen."""
+"""A trunk below this height above the ground under it [m] has fallen."""
 
-_SCAN_GROUP = 3
-"""MuJoCo geom group of the floor; height-scan rays see only this group."""
+GROUND_GROUP = 3
+"""MuJoCo geom group of the ground (the floor plane or a terrain's geoms); height-scan rays see only this group."""
 
 
 @dataclass(frozen=True)
@@ -68,11 +70,11 @@ def mujoco_settings(bundle: Bundle, substeps: int | None = None) -> MujocoSettin
 
 
 def build_model(
-    bundle: Bundle, settings: MujocoSettings, base_height: float | None = None
+    bundle: Bundle, settings: MujocoSettings, base_height: float | None = None, terrain: TerrainGeometry | None = None
 ) -> tuple[mujoco.MjModel, mujoco.MjData]:
-    """The Go2 description on a floor plane, stepped as ``settings`` say (time step ``sim_dt / substeps``), in
-    the manifest's default pose, its trunk origin at ``base_height`` [m] or, when ``None``, with its feet on the
-    floor."""
+    """The Go2 description on a floor plane (or on ``terrain``, starting at its origin), stepped as ``settings``
+    say (time step ``sim_dt / substeps``), in the manifest's default pose, its trunk origin ``base_height`` [m]
+    above the floor (the terrain's origin) or, when ``None``, with its feet on it."""
     spec = go2.build_spec(spawn_height=0.0)
     spec.option.timestep = float(bundle.field("timing.sim_dt")) / settings.substeps
     spec.option.integrator = getattr(mujoco.mjtIntegrator, f"mjINT_{settings.integrator.upper()}")
@@ -95,14 +97,19 @@ def build_model(
         geom.rgba = [0.85, 0.55, 0.2, 1.0]
     light = spec.worldbody.add_light(pos=[0, 0, 4], dir=[0, 0, -1], diffuse=[0.8, 0.8, 0.8])
     light.type = mujoco.mjtLightType.mjLIGHT_DIRECTIONAL
-    spec.worldbody.add_geom(
-        name="floor",
-        type=mujoco.mjtGeom.mjGEOM_PLANE,
-        size=[0, 0, 0.05],
-        friction=[settings.friction, 0.005, 1e-4],
-        group=_SCAN_GROUP,
-        material="floor",
-    )
+    if terrain is None:
+        spec.worldbody.add_geom(
+            name="floor",
+            type=mujoco.mjtGeom.mjGEOM_PLANE,
+            size=[0, 0, 0.05],
+            friction=[settings.friction, 0.005, 1e-4],
+            group=GROUND_GROUP,
+            material="floor",
+        )
+        start = np.zeros(3)
+    else:
+        terrain.add_to(spec, friction=settings.friction, group=GROUND_GROUP)
+        start = terrain.origin
     model = spec.compile()
     data = mujoco.MjData(model)
     default = dict(zip(bundle.field("joints.names"), bundle.joint_array("joints.default_position"), strict=True))
@@ -110,7 +117,8 @@ def build_model(
         data.qpos[model.jnt_qposadr[model.joint(name).id]] = position
     mujoco.mj_kinematics(model, data)
     lowest = min(data.xpos[model.body(foot).id][2] for foot in go2.FOOT_BODIES)
-    data.qpos[2] = go2.FOOT_RADIUS - lowest + 0.002 if base_height is None else base_height
+    data.qpos[:2] = start[:2]
+    data.qpos[2] = start[2] + (go2.FOOT_RADIUS - lowest + 0.002 if base_height is None else base_height)
     mujoco.mj_forward(model, data)
     return model, data
 
@@ -122,12 +130,20 @@ class Go2Plant:
         bundle: The bundle whose timing, gains, torque limits and physics settings the plant uses.
         substeps: MuJoCo steps per physics step, each PD torque held over them; ``None``: the bundle's
             ``physics.substeps``.
-        base_height: Initial trunk height [m]; ``None`` puts the feet on the floor.
+        base_height: Initial trunk height above the floor or the terrain's origin [m]; ``None`` puts the feet on it.
+        terrain: The ground (:func:`.terrain.build_cell`); ``None``: a floor plane at z = 0. The robot starts at
+            its origin.
     """
 
-    def __init__(self, bundle: Bundle, substeps: int | None = None, base_height: float | None = None):
+    def __init__(
+        self,
+        bundle: Bundle,
+        substeps: int | None = None,
+        base_height: float | None = None,
+        terrain: TerrainGeometry | None = None,
+    ):
         self.settings = mujoco_settings(bundle, substeps)
-        model, data = build_model(bundle, self.settings, base_height)
+        model, data = build_model(bundle, self.settings, base_height, terrain)
         self.model, self.data, self.substeps = model, data, self.settings.substeps
         self.decimation = int(bundle.field("timing.decimation"))
         to_sdk2 = bundle.sdk2_to_policy
@@ -140,9 +156,13 @@ class Go2Plant:
         self.dof_adr = np.array([model.jnt_dofadr[j.id] for j in joints])
         self.base_id = model.body(go2.BASE_BODY).id
         self.base_geoms = {g for g in range(model.ngeom) if model.geom_bodyid[g] == self.base_id}
-        self.floor_id = model.geom("floor").id
-        scan = [t for t in bundle.field("observation.terms") if t["function"] == "height_scan"]
-        self.scan = scan[0]["params"] if scan else None
+        self.ground_geoms = {g for g in range(model.ngeom) if model.geom_group[g] == GROUND_GROUP}
+        pattern = ScanPattern.from_bundle(bundle)
+        self.ground = MujocoHeightScan(model, data, pattern or ScanPattern(np.zeros((0, 2))), GROUND_GROUP)
+        """The ground under the robot: its height anywhere, and the height scan when the policy observes one."""
+        self.height_source: HeightSource | None = self.ground if pattern is not None else None
+        """Where :meth:`state` reads the height scan, ``None`` when the policy observes none: MuJoCo's ground by
+        default; any :class:`~.height_scan.HeightSource` may replace it (an elevation-map model, say)."""
 
     def rotation(self) -> np.ndarray:
         return self.data.xmat[self.base_id].reshape(3, 3)
@@ -161,25 +181,18 @@ class Go2Plant:
             base_quat=d.qpos[3:7].copy(),
             base_lin_vel=self.base_lin_vel(),
             command=command,
-            height_scan=self.height_scan() if self.scan else None,
+            height_scan=self.height_scan() if self.height_source is not None else None,
         )
 
     def height_scan(self) -> np.ndarray:
-        """Scanner height above the floor at each scan point, rays cast straight down from yaw-aligned points."""
-        rot = self.rotation()
-        yaw = math.atan2(rot[1, 0], rot[0, 0])
-        c, s = math.cos(yaw), math.sin(yaw)
-        base = self.data.xpos[self.base_id]
-        scanner_z = base[2] + self.scan["sensor_offset_z"]
-        heights = []
-        geomid = np.zeros(1, dtype=np.int32)
-        groups = np.zeros(6, dtype=np.uint8)
-        groups[_SCAN_GROUP] = 1
-        for x, y in self.scan["points_xy"]:
-            start = np.array([base[0] + c * x - s * y, base[1] + s * x + c * y, scanner_z + 20.0])
-            distance = mujoco.mj_ray(self.model, self.data, start, np.array([0.0, 0.0, -1.0]), groups, 1, -1, geomid)
-            heights.append(scanner_z - (start[2] - distance) if distance >= 0 else 0.0)
-        return np.asarray(heights)
+        """``[P]`` trunk origin height above the ground at each scan point of the bundle's pattern [m]
+        (:mod:`.height_scan`: yaw-aligned points, rays straight down)."""
+        return (self.height_source or self.ground).heights(self.data.qpos[0:3], self.data.qpos[3:7])
+
+    def base_height(self) -> float:
+        """Trunk origin height above the ground straight under it [m] (``inf`` with no ground under it)."""
+        x, y, z = self.data.qpos[0:3]
+        return float(z - self.ground.ground_height(x, y, z + self.ground.pattern.ray_start_height))
 
     def apply(self, joint_pos_target: np.ndarray, kp: np.ndarray, kd: np.ndarray) -> None:
         """Advance one policy step: ``decimation`` PD updates (SDK2 order), each held over ``substeps``."""
@@ -207,12 +220,12 @@ class Go2Plant:
         return np.array([self.model.jnt_range[self.model.joint(name).id] for name in SDK2_JOINT_ORDER])
 
     def foot_contacts(self) -> np.ndarray:
-        """``[4]`` whether each foot (FL, FR, RL, RR) touches the floor."""
+        """``[4]`` whether each foot (FL, FR, RL, RR) touches the ground."""
         down = np.zeros(len(go2.FOOT_BODIES), dtype=bool)
         feet = {self.model.body(name).id: k for k, name in enumerate(go2.FOOT_BODIES)}
         for contact in self.data.contact[: self.data.ncon]:
-            if self.floor_id in (contact.geom1, contact.geom2):
-                other = contact.geom2 if contact.geom1 == self.floor_id else contact.geom1
+            if contact.geom1 in self.ground_geoms or contact.geom2 in self.ground_geoms:
+                other = contact.geom2 if contact.geom1 in self.ground_geoms else contact.geom1
                 k = feet.get(int(self.model.geom_bodyid[other]))
                 if k is not None:
                     down[k] = True
@@ -230,14 +243,17 @@ class Go2Plant:
         return np.asarray(out)
 
     def is_down(self) -> bool:
-        """Fallen: tilted beyond 60 deg, trunk below 0.15 m, or trunk touching the floor."""
+        """Fallen: tilted beyond 60 deg, trunk below 0.15 m above the ground under it, or trunk touching the
+        ground."""
         gravity = projected_gravity_from_quat(self.data.qpos[3:7])
-        return bool(gravity[2] > FALL_GRAVITY_Z or self.data.qpos[2] < FALL_BASE_HEIGHT or self.base_touches_floor())
+        low = self.base_height() < FALL_BASE_HEIGHT
+        return bool(gravity[2] > FALL_GRAVITY_Z or low or self.base_touches_floor())
 
     def base_touches_floor(self) -> bool:
+        """Whether the trunk touches the ground (the floor or the terrain)."""
         for contact in self.data.contact[: self.data.ncon]:
             pair = {contact.geom1, contact.geom2}
-            if self.floor_id in pair and pair & self.base_geoms:
+            if pair & self.ground_geoms and pair & self.base_geoms:
                 return True
         return False
 
