@@ -115,7 +115,7 @@ def _train(argv: list[str] | None) -> int:
     resume = resume_mode(args, overrides)
     task = check_task(args.task)
     cpu_ranks = check_distributed_args(args, resume)
-    warm = warm_start_checkpoint(args, resume, task)
+    warm = warm_start_checkpoint(args, resume, task, overrides)
     env_cfg, agent_cfg = configs_from_cli(task, args, overrides)
     if args.max_iterations is not None:
         agent_cfg.max_iterations = args.max_iterations
@@ -232,10 +232,16 @@ def _train(argv: list[str] | None) -> int:
     return 0
 
 
-def warm_start_checkpoint(args: argparse.Namespace, resume: str | None, task: str) -> tuple | None:
-    """``(path, checkpoint)`` that ``--warm_start`` names (checked: it loads, it fits the task), or ``None``."""
+def warm_start_checkpoint(args: argparse.Namespace, resume: str | None, task: str, overrides: list[str]):
+    """``(path, checkpoint)`` that ``--warm_start`` names (checked: it loads, it fits the task), or ``None``.
+
+    A Hydra override right after a bare ``--warm_start`` was taken as its value by argparse: it goes back to the
+    overrides."""
     if args.warm_start is None:
         return None
+    if "=" in args.warm_start:
+        overrides.insert(0, args.warm_start)
+        args.warm_start = pretrained.KEYWORD
     if resume == "checkpoint" or args.checkpoint:
         raise UsageError(
             "--warm_start starts a new run; it cannot be combined with --resume or --checkpoint (with --resume auto "
