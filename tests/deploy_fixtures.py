@@ -1,4 +1,5 @@
-"""A hand-built deploy bundle (no simulator): the Go2-Flat observation layout, a linear ONNX policy."""
+"""Hand-built deploy bundles (no simulator): the Go2-Flat observation layout (and Go2-Rough's, the flat terms and
+the height scan), a linear ONNX policy."""
 
 from pathlib import Path
 
@@ -120,14 +121,57 @@ def make_manifest(names: list[str], onnx_path: Path, in_width: int = 48) -> dict
     }
 
 
-def make_bundle(folder: Path, names: list[str] = PHYSX_ORDER, weight: np.ndarray | None = None, edit=None) -> Path:
-    """Write ``policy.onnx`` and ``deploy.yaml`` into ``folder``; ``edit(manifest)`` may change the manifest."""
+def make_bundle(
+    folder: Path, names: list[str] = PHYSX_ORDER, weight: np.ndarray | None = None, edit=None, bias=None
+) -> Path:
+    """Write ``policy.onnx`` and ``deploy.yaml`` into ``folder``; ``edit(manifest)`` may change the manifest;
+    ``bias``: the policy's constant action term (default zero)."""
     folder.mkdir(parents=True, exist_ok=True)
     onnx_path = folder / "policy.onnx"
     weight = joint_pos_passthrough() if weight is None else weight
-    write_linear_onnx(onnx_path, weight, np.zeros(12))
+    write_linear_onnx(onnx_path, weight, np.zeros(12) if bias is None else np.asarray(bias, dtype=np.float64))
     manifest = make_manifest(list(names), onnx_path, in_width=weight.shape[1])
     if edit is not None:
         edit(manifest)
     (folder / "deploy.yaml").write_text(yaml.safe_dump(manifest, sort_keys=False))
     return folder
+
+
+def scanner_cfg():
+    """Go2-Rough's height scanner config (the task's scene)."""
+    from go2_locomotion.tasks.velocity_env_cfg import Go2SceneCfg
+
+    return Go2SceneCfg(num_envs=1, env_spacing=2.5).height_scanner
+
+
+def task_scan_points() -> np.ndarray:
+    """The Go2-Rough scan points as Isaac Lab's pattern function lays them out for the task's pattern config."""
+    pattern = scanner_cfg().pattern_cfg
+    starts, _ = pattern.func(pattern, "cpu")
+    return starts[:, :2].numpy().astype(np.float64)
+
+
+def rough_bundle(folder: Path, weight: np.ndarray | None = None, task: str | None = None, bias=None) -> Path:
+    """A test bundle observing Go2-Rough's height scan after the flat terms: 48 + 187 inputs. ``weight``: the
+    linear policy's ``[12, 235]`` weight (default: pass-through, :func:`joint_pos_passthrough`); ``task``: the
+    task the manifest names (default: the flat fixture's); ``bias``: the constant action term."""
+    points = task_scan_points()
+
+    def add_scan(m):
+        m["observation"]["terms"].append(
+            {
+                "name": "height_scan",
+                "function": "height_scan",
+                "start": m["observation"]["width"],
+                "width": len(points),
+                "scale": None,
+                "clip": [-1.0, 1.0],
+                "params": {"offset": 0.5, "sensor_offset_z": 0.0, "points_xy": points.tolist(), "ray_alignment": "yaw"},
+            }
+        )
+        m["observation"]["width"] += len(points)
+        if task is not None:
+            m["task"] = task
+
+    weight = joint_pos_passthrough(48 + len(points)) if weight is None else weight
+    return make_bundle(folder, weight=weight, edit=add_scan, bias=bias)

@@ -14,7 +14,7 @@ import mujoco
 import numpy as np
 import pytest
 import torch
-from deploy_fixtures import joint_pos_passthrough, make_bundle
+from deploy_fixtures import make_bundle, rough_bundle, scanner_cfg, task_scan_points
 
 from go2_locomotion import pretrained
 from go2_locomotion.deploy.bundle import load_bundle
@@ -34,40 +34,6 @@ from go2_locomotion.deploy.sim2sim.terrain import (
 from go2_locomotion.tasks.terrain_cells import cells_generator, parse_cell
 
 CELLS = ["stairs_up:0.10", "stairs_down:0.12", "boxes:0.10", "random_rough:0.06", "slopes_up:20", "slopes_down:21.8"]
-
-
-def _scanner_cfg():
-    from go2_locomotion.tasks.velocity_env_cfg import Go2SceneCfg
-
-    return Go2SceneCfg(num_envs=1, env_spacing=2.5).height_scanner
-
-
-def _task_points() -> np.ndarray:
-    """The Go2-Rough scan points as Isaac Lab's pattern function lays them out for the task's pattern config."""
-    pattern = _scanner_cfg().pattern_cfg
-    starts, _ = pattern.func(pattern, "cpu")
-    return starts[:, :2].numpy().astype(np.float64)
-
-
-def _rough_bundle(folder):
-    """The test bundle (a pass-through policy) observing Go2-Rough's height scan after the flat terms."""
-    points = _task_points()
-
-    def add_scan(m):
-        m["observation"]["terms"].append(
-            {
-                "name": "height_scan",
-                "function": "height_scan",
-                "start": m["observation"]["width"],
-                "width": len(points),
-                "scale": None,
-                "clip": [-1.0, 1.0],
-                "params": {"offset": 0.5, "sensor_offset_z": 0.0, "points_xy": points.tolist(), "ray_alignment": "yaw"},
-            }
-        )
-        m["observation"]["width"] += len(points)
-
-    return make_bundle(folder, weight=joint_pos_passthrough(48 + len(points)), edit=add_scan)
 
 
 def _ground_model(geometry):
@@ -236,9 +202,9 @@ def test_a_tile_is_the_same_in_any_layout_and_leaves_the_global_generators_alone
 
 
 def test_scan_pattern_is_the_task_config():
-    scanner = _scanner_cfg()
+    scanner = scanner_cfg()
     assert scanner.offset.pos[2] == RAY_START_HEIGHT and scanner.ray_alignment == "yaw"
-    points = _task_points()
+    points = task_scan_points()
     # 17 x 11 points at 0.1 m, x fastest (back to front), then y (right to left): index 17 j + i
     assert points.shape == (187, 2)
     corners = [[-0.8, -0.5], [-0.7, -0.5], [0.8, -0.5], [-0.8, -0.4], [0.8, 0.5]]
@@ -248,8 +214,8 @@ def test_scan_pattern_is_the_task_config():
 
 
 def test_scan_pattern_from_bundles(tmp_path):
-    bundle = load_bundle(_rough_bundle(tmp_path / "rough"))
-    np.testing.assert_array_equal(ScanPattern.from_bundle(bundle).points_xy, _task_points())
+    bundle = load_bundle(rough_bundle(tmp_path / "rough"))
+    np.testing.assert_array_equal(ScanPattern.from_bundle(bundle).points_xy, task_scan_points())
     assert ScanPattern.from_bundle(load_bundle(make_bundle(tmp_path / "flat"))) is None
     bundle.manifest["observation"]["terms"][-1]["params"]["ray_alignment"] = "base"
     with pytest.raises(ValueError, match="ray_alignment 'base' is not reproduced; accepted: 'yaw'"):
@@ -272,7 +238,7 @@ def _quat(yaw: float, roll: float = 0.0, pitch: float = 0.0) -> np.ndarray:
 def test_height_scan_over_known_steps(tmp_path):
     """The trunk at z = 0.25 m, 2.05 m behind the centre of 10 cm stairs going down towards the centre: the rays at
     x = -2.85 ... -1.25 lie 5 cm inside the 0.3 m steps (edges at -3.0, -2.7, ..., -1.2), on six steps."""
-    bundle = load_bundle(_rough_bundle(tmp_path))
+    bundle = load_bundle(rough_bundle(tmp_path))
     plant = Go2Plant(bundle, terrain=build_cell(parse_cell("stairs_up:0.10")))
 
     def ground(x: float) -> float:  # the steps, by hand (see test_stairs_by_hand)
@@ -298,7 +264,7 @@ def test_height_scan_over_known_steps(tmp_path):
 
 
 def test_robot_starts_on_the_cells_origin(tmp_path):
-    bundle = load_bundle(_rough_bundle(tmp_path))
+    bundle = load_bundle(rough_bundle(tmp_path))
     plant = Go2Plant(bundle, terrain=build_cell(parse_cell("stairs_up:0.10")))
     model, data = plant.model, plant.data
     np.testing.assert_allclose(data.qpos[0:2], [0.0, 0.0])
@@ -318,7 +284,7 @@ def test_any_height_source_plugs_in(tmp_path):
         def heights(self, position, quat_wxyz):
             return np.full(187, position[2] - 0.1)
 
-    bundle = load_bundle(_rough_bundle(tmp_path))
+    bundle = load_bundle(rough_bundle(tmp_path))
     plant = Go2Plant(bundle)
     assert isinstance(plant.height_source, MujocoHeightScan)
     plant.height_source = ElevationMap()
@@ -336,7 +302,7 @@ def test_flat_and_rough_bundles_walk_a_cell(tmp_path):
     assert flat["terrain"]["label"] == "stairs_down:0.05" and flat["height_scan"] is False and not flat["fell"]
     assert flat["terrain"]["origin"] == pytest.approx([0.0, 0.0, 0.35]) and flat["terrain"]["max_distance_m"] > 0.1
     assert 0.25 < flat["segments"][0]["base_height_mean"] < 0.4  # above the platform, not above z = 0
-    rough = run(_rough_bundle(tmp_path), segments, terrain=terrain)
+    rough = run(rough_bundle(tmp_path), segments, terrain=terrain)
     assert rough["height_scan"] is True and len(rough["series"]["time"]) == 50
 
 
@@ -346,7 +312,7 @@ def test_sim2sim_script_on_a_terrain_cell(tmp_path):
 
     from PIL import Image
 
-    folder = _rough_bundle(tmp_path / "bundle")
+    folder = rough_bundle(tmp_path / "bundle")
     gif = tmp_path / "boxes.gif"
     command = [sys.executable, "scripts/sim2sim.py", "--bundle", str(folder), "--terrain", "boxes:0.05"]
     env = {k: v for k, v in os.environ.items() if k not in ("MUJOCO_GL", "PYOPENGL_PLATFORM", "DISPLAY")}

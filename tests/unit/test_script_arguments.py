@@ -67,6 +67,33 @@ CASES = [
         ["sim2sim.py", "--bundle", "pretrained", "--terrain", "boxes:0.05", "--grid", "default"],
         "--terrain and --grid exclude each other",
     ),
+    # the terrain grid in MuJoCo (--terrain default or several cells) and --task for the shipped bundle
+    (
+        ["sim2sim.py", "--bundle", "pretrained", "--task", "Go2-Nope"],
+        "--bundle pretrained --task Go2-Nope: no pretrained policy for task 'Go2-Nope'; shipped: Go2-Flat",
+    ),
+    (
+        ["sim2sim.py", "--bundle", "pretrained", "--terrain", "stairs_up:0.1 slopes_up:40"],
+        "--terrain slopes_up:40: Isaac Lab's generator makes faces steeper than its slope_threshold",
+    ),
+    (
+        ["sim2sim.py", "--bundle", "pretrained", "--terrain", "default", "--robots_per_cell", "0"],
+        "--robots_per_cell must be a positive integer, got 0",
+    ),
+    (
+        ["sim2sim.py", "--bundle", "pretrained", "--terrain", "boxes:0.05", "--robots_per_cell", "2"],
+        "--robots_per_cell 2: only with a terrain grid (--terrain default or two or more cells)",
+    ),
+    (
+        ["sim2sim.py", "--bundle", "pretrained", "--terrain", "default", "--video", "w.gif"],
+        "--video w.gif: a terrain grid commands 1 m/s straight ahead on every cell and renders nothing",
+    ),
+    (
+        ["sim2sim.py", "--bundle", "pretrained", "--terrain", "default", "--commands", "go:1:1,0,0"],
+        "--commands go:1:1,0,0: a terrain grid commands 1 m/s straight ahead",
+    ),
+    (["sim2sim.py", "--bundle", "pretrained", "--terrain", "default", "--settle", "20"], "--settle must be in [0, --"),
+    (["sim2sim.py", "--bundle", "pretrained", "--duration", "5"], "--duration 5: only with --grid or a terrain grid"),
     (["view_recording.py", "missing.viser", "--html", "/dev/null/a/r.html"], "--html /dev/null/a: /dev/null is a"),
     (["curves.py", ".", "--out", "/dev/null/a"], "--out /dev/null/a: /dev/null is a file"),
     (["benchmark.py", "--out", "/dev/null/a"], "--out /dev/null/a: /dev/null is a file"),

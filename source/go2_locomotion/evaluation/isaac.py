@@ -59,7 +59,12 @@ def build_parser() -> argparse.ArgumentParser:
             help='Commands "name:vx,vy,wz name:vx,vy,wz@seconds:vx,vy,wz ..." (default: from the ranges).',
         )
         group.add_argument("--duration", type=float, default=DURATION_S, help="Episode length [s].")
-        group.add_argument("--settle", type=float, default=SETTLE_S, help="Seconds before figures count.")
+        group.add_argument(
+            "--settle",
+            type=float,
+            default=None,
+            help=f"Seconds before figures count (default {SETTLE_S:g}; with --terrain {terrain_eval.SETTLE_S:g}).",
+        )
         group.add_argument("--robots_per_command", type=int, default=ROBOTS_PER_COMMAND)
         group.add_argument(
             "--terrain",
@@ -83,6 +88,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _check_arguments(args) -> None:
+    if args.settle is None:
+        args.settle = terrain_eval.SETTLE_S if args.terrain is not None else SETTLE_S
     try:
         check_timing(args.duration, args.settle)
     except ValueError as error:

@@ -6,6 +6,8 @@ in the standing pose with its feet on the floor and keeps its command; the refer
 onnxruntime) drives it exactly as on the robot. MuJoCo has no randomisation here, so one robot per command says
 everything. A robot is down when :meth:`Go2Plant.is_down` says so (tilt beyond 60 deg, trunk below 0.15 m, or
 the trunk touching the floor); Isaac Lab's task ends on trunk contact, which is the case that matters.
+
+The terrain grid in MuJoCo (``evaluate.py --terrain``'s cells) is :mod:`.mujoco_terrain`.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import numpy as np
 from .. import pretrained
 from ..deploy.bundle import Bundle, load_bundle
 from ..deploy.controller import ReferenceController, projected_gravity_from_quat
-from ..deploy.sim2sim import Go2Plant
+from ..deploy.sim2sim import Go2Plant, mujoco_settings
 from ..versions import package_versions
 from . import report as reports
 from .grid import GridCommand, commands_at, default_grid
@@ -65,14 +67,28 @@ def run_grid(
         "settle_s": settle_s,
         "robots_per_command": 1,
         "seed": None,
-        "mujoco_timestep_s": float(plants[0].model.opt.timestep),
-        "substeps": plants[0].settings.substeps,
-        "integrator": plants[0].settings.integrator,
-        "cone": plants[0].settings.cone,
-        "floor_friction": plants[0].settings.friction,
+        **physics_settings(bundle, substeps),
         "mdp": "deploy bundle + reference controller, PD and DC-motor limits at the physics rate, fixed commands",
     }
-    source = {
+    return reports.assemble(recorder.report(), simulator="mujoco", settings=settings, source=bundle_source(bundle))
+
+
+def physics_settings(bundle: Bundle, substeps: int | None = None) -> dict:
+    """How MuJoCo stepped the bundle's robots (:func:`~go2_locomotion.deploy.sim2sim.mujoco_settings`), for a
+    report's settings."""
+    settings = mujoco_settings(bundle, substeps)
+    return {
+        "mujoco_timestep_s": float(bundle.field("timing.sim_dt")) / settings.substeps,
+        "substeps": settings.substeps,
+        "integrator": settings.integrator,
+        "cone": settings.cone,
+        "floor_friction": settings.friction,
+    }
+
+
+def bundle_source(bundle: Bundle) -> dict:
+    """What a MuJoCo report was produced from: the bundle, its policy and task, MuJoCo and the versions."""
+    return {
         "task": bundle.field("task"),
         "checkpoint": bundle.field("checkpoint"),
         "bundle": pretrained.recorded_path(bundle.directory),
@@ -80,7 +96,6 @@ def run_grid(
         "physics": {"backend": "mujoco", "engine": f"MuJoCo {mujoco.__version__}", "manager": None, "config": None},
         "versions": package_versions("go2_locomotion", "mujoco", "onnxruntime"),
     }
-    return reports.assemble(recorder.report(), simulator="mujoco", settings=settings, source=source)
 
 
 def _state(plants: list[Go2Plant]) -> StepState:

@@ -1,6 +1,7 @@
 """``scripts/sim2sim.py``: a deploy bundle in plain MuJoCo over a command script (report, plot, optional GIF), on
-the floor or on a Go2-Rough terrain cell (``--terrain``), or over the evaluation grid (``--grid``); the user's
-mistakes are one-line errors with exit code 2."""
+the floor or on a Go2-Rough terrain cell (``--terrain CELL``), over the evaluation's command grid (``--grid``) or
+its terrain grid (``--terrain default`` or several cells); the user's mistakes are one-line errors with exit code
+2."""
 
 from __future__ import annotations
 
@@ -22,8 +23,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--bundle",
         required=True,
-        help="Folder with deploy.yaml and policy.onnx, or 'pretrained' (the shipped Go2-Flat policy's bundle; reports "
-        "then go to logs/pretrained/go2_flat/).",
+        help="Folder with deploy.yaml and policy.onnx, or 'pretrained' (the shipped policy of --task; reports then "
+        "go to logs/pretrained/<policy>/, e.g. logs/pretrained/go2_flat/).",
+    )
+    parser.add_argument(
+        "--task",
+        default=None,
+        help=f"With --bundle pretrained: whose shipped policy (default {DEFAULT_TASK}; shipped: "
+        f"{', '.join(pretrained.POLICIES) or 'none'}). A bundle folder names its task in deploy.yaml; --task, if "
+        "given, must agree.",
     )
     default, on_terrain = _segments_text(DEFAULT_SEGMENTS), _segments_text(TERRAIN_SEGMENTS)
     parser.add_argument(
@@ -37,7 +45,16 @@ def main(argv: list[str] | None = None) -> int:
         help="Run on one Go2-Rough terrain cell instead of the floor, built by Isaac Lab's terrain generator: "
         "name:size with sizes in metres (slopes in degrees), e.g. stairs_up:0.10, stairs_down:0.10, boxes:0.05, "
         "random_rough:0.06, slopes_up:20, slopes_down:20 (go2_locomotion.tasks.terrain_cells). The robot starts at "
-        "the tile's centre. Reports go to <bundle>/sim2sim/<name>_<size>/.",
+        "the tile's centre. Reports go to <bundle>/sim2sim/<name>_<size>/. 'default' or two or more cells (e.g. "
+        "'stairs_up:0.10 slopes_down:20') run the terrain grid of scripts/evaluate.py --terrain instead: robots "
+        "walk 1 m/s straight ahead from each cell's centre; writes evaluation.json/.png (default folder: "
+        "<bundle>/evaluation_mujoco_terrain).",
+    )
+    parser.add_argument(
+        "--robots_per_cell",
+        type=int,
+        default=None,
+        help="With a terrain grid: robots per cell, robot k of N facing 360 k / N degrees (default: 4).",
     )
     parser.add_argument(
         "--substeps",
@@ -57,22 +74,35 @@ def main(argv: list[str] | None = None) -> int:
         'bundle\'s command ranges, or "name:vx,vy,wz name:vx,vy,wz@seconds:vx,vy,wz ..."); writes '
         "evaluation.json/.png (default folder: <bundle>/evaluation_mujoco).",
     )
-    parser.add_argument("--duration", type=float, default=20.0, help="With --grid: episode length [s].")
-    parser.add_argument("--settle", type=float, default=2.0, help="With --grid: seconds before figures count.")
+    parser.add_argument(
+        "--duration",
+        type=float,
+        default=None,
+        help=f"With --grid or a terrain grid: episode length [s] (default {GRID_DURATION_S:g}).",
+    )
+    parser.add_argument(
+        "--settle",
+        type=float,
+        default=None,
+        help=f"With --grid: seconds before figures count (default {GRID_SETTLE_S:g}); with a terrain grid: before "
+        "the tracking error counts (default 1).",
+    )
     args = parser.parse_args(argv)
-    if exit_on_usage_error(lambda: _resolve_bundle(args)) == USAGE_EXIT_CODE:
+    if exit_on_usage_error(lambda: _check_arguments(args)) == USAGE_EXIT_CODE:
         return USAGE_EXIT_CODE
     if args.grid is not None:
         return exit_on_usage_error(lambda: _grid_main(args))
+    if args.terrain_grid:
+        return exit_on_usage_error(lambda: _terrain_grid_main(args))
 
     def _main() -> int:
         # only the user's mistakes become one-line errors; a failure inside the run keeps its traceback
         try:
             segments = parse_segments(args.commands or (on_terrain if args.terrain is not None else default))
-            bundle = load_bundle(args.bundle)
-        except (FileNotFoundError, BundleError, ValueError) as error:
+        except ValueError as error:
             raise UsageError(str(error)) from None
-        terrain = _terrain(args.terrain) if args.terrain is not None else None
+        bundle = _load(args)
+        terrain = _build_cells(args.cells)[0] if args.cells else None
         try:
             report = run(bundle, segments, substeps=args.substeps, video=args.video, terrain=terrain)
         except VideoUnavailable as error:
@@ -86,69 +116,159 @@ def main(argv: list[str] | None = None) -> int:
     return exit_on_usage_error(_main)
 
 
+DEFAULT_TASK = "Go2-Flat"
+"""Whose shipped policy ``--bundle pretrained`` runs without ``--task``."""
+
+GRID_DURATION_S = 20.0
+"""``--grid``'s default episode [s]."""
+
+GRID_SETTLE_S = 2.0
+"""``--grid``'s default settling time [s]."""
+
+
 def _segments_text(segments) -> str:
     return " ".join(f"{s.name}:{s.duration_s:g}:{','.join(f'{v:g}' for v in s.command)}" for s in segments)
 
 
-def _terrain(text: str):
-    """The ``--terrain`` cell's MuJoCo terrain (Isaac Lab's generator runs here: it is imported only now)."""
-    from ...tasks.terrain_cells import parse_cell
+def _build_cells(cells) -> list:
+    """The cells' MuJoCo terrains, all built before anything runs (Isaac Lab's generator runs here: it is imported
+    only now); a cell MuJoCo cannot reproduce is refused."""
     from .terrain import TerrainError, build_cell
 
     try:
-        cell = parse_cell(text)
-    except ValueError as error:
-        raise UsageError(f"--terrain {text}: {error}") from None
-    try:
-        return build_cell(cell)
+        return [build_cell(cell) for cell in cells]
     except TerrainError as error:  # the message starts with the cell
         raise UsageError(f"--terrain {error}") from None
 
 
-def _resolve_bundle(args) -> int:
-    """``--bundle pretrained`` -> the shipped bundle; sets ``args.work_dir``, where reports go by default: next to
-    the bundle, or ``logs/pretrained/<policy>/`` for the shipped one (never into the installed package). Refuses
-    a ``--substeps`` below 1."""
+def _check_arguments(args) -> int:
+    """Refuse what cannot run, before anything runs or is written; ``--bundle pretrained`` -> the shipped bundle of
+    ``--task``. Sets ``args.cells`` (the ``--terrain`` cells, or ``None``), ``args.terrain_grid`` (``default`` or
+    several cells: the terrain grid), the grids' ``--duration``/``--settle`` defaults, ``args.pretrained`` and
+    ``args.work_dir``, where reports go by default: next to the bundle, or ``logs/pretrained/<policy>/`` for a
+    shipped one (never into the installed package)."""
     if args.substeps is not None and args.substeps < 1:
         raise UsageError(f"--substeps must be a positive integer, got {args.substeps}")
     if args.terrain is not None and args.grid is not None:
         raise UsageError("--terrain and --grid exclude each other: the command grid runs on the floor")
+    args.cells, args.terrain_grid = None, False
     if args.terrain is not None:
-        from ...tasks.terrain_cells import parse_cell
+        from ...tasks.terrain_cells import parse_cells
 
         try:
-            parse_cell(args.terrain)
+            args.cells = parse_cells(args.terrain)
         except ValueError as error:
             raise UsageError(f"--terrain {args.terrain}: {error}") from None
+        args.terrain_grid = args.terrain.strip() == "default" or len(args.cells) > 1
+    _check_grid_arguments(args)
     if args.output is not None:
         check_writable(args.output, "--output")
     if args.video is not None:
         args.video = prepare_output_file(args.video, "--video")
-    args.work_dir = Path(args.bundle)
-    if args.bundle == pretrained.KEYWORD:
+    args.work_dir, args.pretrained = Path(args.bundle), args.bundle == pretrained.KEYWORD
+    if args.pretrained:
+        task = args.task or DEFAULT_TASK
         try:
-            args.bundle = pretrained.bundle()
+            args.bundle = pretrained.bundle(task)
         except pretrained.NoPretrainedPolicy as error:
-            raise UsageError(f"--bundle pretrained: {error}") from None
-        args.work_dir = pretrained.output_dir("Go2-Flat")
+            raise UsageError(f"--bundle pretrained --task {task}: {error}") from None
+        args.work_dir = pretrained.output_dir(task)
     args.bundle = Path(args.bundle)
     return 0
+
+
+def _check_grid_arguments(args) -> None:
+    """The flags that only a grid (``--grid``, or a terrain grid) takes, and its defaults."""
+    if args.robots_per_cell is not None and not args.terrain_grid:
+        raise UsageError(
+            f"--robots_per_cell {args.robots_per_cell}: only with a terrain grid (--terrain default or two or more "
+            "cells); one cell runs the command script"
+        )
+    if not (args.terrain_grid or args.grid is not None):
+        for flag, value in (("--duration", args.duration), ("--settle", args.settle)):
+            if value is not None:
+                raise UsageError(
+                    f"{flag} {value:g}: only with --grid or a terrain grid (--terrain default or two or more cells); "
+                    "a command script's segments set its time"
+                )
+        return
+    if args.terrain_grid:
+        from ...evaluation import mujoco_terrain, terrain
+
+        if args.robots_per_cell is not None and args.robots_per_cell < 1:
+            raise UsageError(f"--robots_per_cell must be a positive integer, got {args.robots_per_cell}")
+        for flag, value in (("--commands", args.commands), ("--video", args.video)):
+            if value is not None:
+                raise UsageError(
+                    f"{flag} {value}: a terrain grid commands {terrain.FORWARD_SPEED:g} m/s straight ahead on every "
+                    "cell and renders nothing; give one --terrain cell to run a command script"
+                )
+        args.robots_per_cell = args.robots_per_cell or mujoco_terrain.ROBOTS_PER_CELL
+        defaults = (terrain.DURATION_S, terrain.SETTLE_S)
+    else:
+        defaults = (GRID_DURATION_S, GRID_SETTLE_S)
+    args.duration = defaults[0] if args.duration is None else args.duration
+    args.settle = defaults[1] if args.settle is None else args.settle
+    from ...evaluation.grid import check_timing
+
+    try:
+        check_timing(args.duration, args.settle)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+
+
+def _load(args):
+    """The bundle; a ``--task`` that is not the bundle's own is refused."""
+    try:
+        bundle = load_bundle(args.bundle)
+    except (FileNotFoundError, BundleError, ValueError) as error:
+        raise UsageError(str(error)) from None
+    task = bundle.manifest.get("task")
+    if args.task is not None and not args.pretrained and task != args.task:
+        raise UsageError(
+            f"--task {args.task}: the bundle {args.bundle} is a {task} bundle (its deploy.yaml); --task chooses the "
+            "shipped policy with --bundle pretrained"
+        )
+    return bundle
 
 
 def _grid_main(args) -> int:
     """``--grid``: the evaluation grid in MuJoCo, reported as ``scripts/evaluate.py`` reports Isaac Lab."""
     from ...evaluation import mujoco as grid_eval
     from ...evaluation import report as reports
-    from ...evaluation.grid import check_timing, parse_grid
+    from ...evaluation.grid import parse_grid
 
+    bundle = _load(args)
     try:
-        check_timing(args.duration, args.settle)
-        bundle = load_bundle(args.bundle)
         grid = None if args.grid == "default" else parse_grid(args.grid)
-    except (FileNotFoundError, BundleError, ValueError) as error:
+    except ValueError as error:
         raise UsageError(str(error)) from None
     report = grid_eval.run_grid(bundle, grid, duration_s=args.duration, settle_s=args.settle, substeps=args.substeps)
     json_path, png_path = reports.write(report, args.output or args.work_dir / "evaluation_mujoco")
     print(reports.table(report))
+    print(f"[go2] wrote {json_path} and {png_path}")
+    return 0
+
+
+def _terrain_grid_main(args) -> int:
+    """``--terrain default`` (or several cells): the terrain grid in MuJoCo, reported as ``scripts/evaluate.py
+    --terrain`` reports Isaac Lab (:mod:`go2_locomotion.evaluation.mujoco_terrain`)."""
+    from ...evaluation import terrain_report
+    from ...evaluation.mujoco_terrain import run_terrain
+
+    bundle = _load(args)
+    geometries = _build_cells(args.cells)
+    report = run_terrain(
+        bundle,
+        args.cells,
+        robots_per_cell=args.robots_per_cell,
+        duration_s=args.duration,
+        settle_s=args.settle,
+        substeps=args.substeps,
+        geometries=geometries,
+        progress=lambda line: print(line, flush=True),
+    )
+    json_path, png_path = terrain_report.write(report, args.output or args.work_dir / "evaluation_mujoco_terrain")
+    print(terrain_report.table(report))
     print(f"[go2] wrote {json_path} and {png_path}")
     return 0

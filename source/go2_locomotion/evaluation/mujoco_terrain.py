@@ -1,0 +1,184 @@
+"""The terrain grid in plain MuJoCo, from a deploy bundle: the cells, criterion and report of
+``scripts/evaluate.py --terrain`` in Isaac Lab (:mod:`.terrain`, :mod:`.terrain_report`), so ``evaluate.py
+--compare`` lines the two up cell by cell.
+
+Each cell is built once (:func:`~go2_locomotion.deploy.sim2sim.terrain.build_cell`: the same seeded tile as Isaac
+Lab's evaluation lays out) and walked by ``robots_per_cell`` robots, each a
+:class:`~go2_locomotion.deploy.sim2sim.Go2Plant` of its own on that ground with its own reference controller
+(numpy + onnxruntime, as on the robot), commanded :data:`.terrain.FORWARD_SPEED` straight ahead in its heading
+frame for :data:`.terrain.DURATION_S`. Success is the curriculum's criterion: half a tile (4 m) from the tile's
+centre without falling (:class:`~.terrain.TerrainRecorder`, the recorder Isaac Lab's evaluation uses).
+
+**Starts.** Isaac Lab's evaluation resets each robot with a random yaw, a +-0.5 m offset from the tile's centre
+and a random velocity, drawn from the run's seed. MuJoCo has no randomisation here and each robot runs alone, so
+robots started alike would run alike; they differ by heading only: robot ``k`` of ``N`` starts at the tile's
+centre (Isaac Lab's terrain origin), at rest with its feet on the ground, facing ``360 k / N`` degrees
+(:func:`headings`). The default, :data:`ROBOTS_PER_CELL` = 4 (0, 90, 180, 270 degrees), walks out through each of
+the tile's four sides: on the random tiles (boxes, random rough) each robot meets other obstacles; on the pyramids
+(stairs, slopes) every side has the same profile, and a robot that crosses it cleanly does so alike in every
+heading, but one that struggles at an obstacle for seconds does not (contact order and rounding differ by heading,
+and a height field's triangles are split along one diagonal): the flat policy stuck on 15 degree slopes up gets
+out in two headings of four. Eight robots add the diagonals, over the pyramids' corners, as some of Isaac Lab's
+random yaws do. No offset: the start is the origin Isaac Lab's robots are scattered around, and on every tile the
+ground within 0.5 m of it is the centre platform (stairs, boxes, slopes) or the same noise.
+
+**Falls.** :meth:`Go2Plant.is_down`, the sim-to-sim plant's check: the trunk touching the ground (Isaac Lab's
+termination), tilted beyond 60 degrees, or below 0.15 m above the ground under it.
+
+**Early end.** A robot's outcome is its first event; once it has succeeded or fallen the recorder ignores it, so
+it is no longer stepped, and a cell ends when all of its robots are decided (the figures are those of the full
+duration, in less time). A cell's robots run one after another with the cell's recorder; the report puts the
+cells together (:func:`.terrain.summarise`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import numpy as np
+
+from ..deploy.bundle import Bundle, load_bundle
+from ..deploy.controller import ReferenceController
+from ..deploy.sim2sim import Go2Plant, TerrainGeometry
+from . import terrain as terrain_eval
+from . import terrain_report
+from .mujoco import bundle_source, physics_settings
+
+ROBOTS_PER_CELL = 4
+"""Default robots per cell in MuJoCo: one per heading 0, 90, 180, 270 degrees (see the module)."""
+
+COMMAND = (terrain_eval.FORWARD_SPEED, 0.0, 0.0)
+"""What every robot is told: forward at the terrain evaluation's speed, in its heading frame."""
+
+
+def headings(robots: int) -> np.ndarray:
+    """``[robots]`` start yaws [rad]: ``2 pi k / robots``, from 0 (the world's +x)."""
+    return 2.0 * math.pi * np.arange(robots) / robots
+
+
+def start_plants(bundle: Bundle, geometry: TerrainGeometry, robots: int, substeps: int | None = None) -> list[Go2Plant]:
+    """One plant per heading (:func:`headings`) on ``geometry``, each at the tile's centre with its feet on the
+    ground (the plant's own start), turned about the vertical through its trunk origin to its heading."""
+    import mujoco
+
+    plants = []
+    for yaw in headings(robots):
+        plant = Go2Plant(bundle, substeps, terrain=geometry)
+        plant.data.qpos[3:7] = [math.cos(yaw / 2), 0.0, 0.0, math.sin(yaw / 2)]
+        mujoco.mj_forward(plant.model, plant.data)
+        plants.append(plant)
+    return plants
+
+
+def success_distance(cells) -> float:
+    """Half a tile [m], from the cells' generator config (the task's), as Isaac Lab's evaluation reads it."""
+    from ..tasks.terrain_cells import cells_generator
+
+    return float(cells_generator(cells).size[0]) / 2
+
+
+def run_cell(
+    bundle: Bundle,
+    cell,
+    geometry: TerrainGeometry,
+    *,
+    robots: int,
+    duration_s: float,
+    settle_s: float,
+    distance: float,
+    substeps: int | None = None,
+) -> terrain_eval.TerrainRecorder:
+    """Walk ``robots`` robots forward from the centre of ``geometry`` (``cell``'s tile); returns the cell's
+    recorder, ``distance`` [m] from the centre the success criterion."""
+    plants = start_plants(bundle, geometry, robots, substeps)
+    controllers = [ReferenceController(bundle) for _ in plants]
+    policy_dt = float(bundle.field("timing.policy_dt"))
+    recorder = terrain_eval.TerrainRecorder(
+        cells=[cell],
+        assignment=np.zeros(robots, dtype=int),
+        step_dt=policy_dt,
+        settle_s=settle_s,
+        success_distance=distance,
+        command=COMMAND,
+    )
+    command = np.asarray(COMMAND, dtype=np.float64)
+    origin = geometry.origin[:2]
+    away, lin_vel_b, fell = np.zeros(robots), np.zeros((robots, 3)), np.zeros(robots, dtype=bool)
+    for _ in range(round(duration_s / policy_dt)):
+        walking = np.flatnonzero(np.isnan(recorder.succeeded_at) & np.isnan(recorder.fell_at))
+        if not len(walking):
+            break
+        for r in walking:  # decided robots keep their last values: the recorder ignores them
+            plant = plants[r]
+            out = controllers[r].act(plant.state(command))
+            plant.apply(out.joint_pos_target, out.kp, out.kd)
+            away[r] = float(np.hypot(*(plant.data.qpos[0:2] - origin)))
+            lin_vel_b[r] = plant.base_lin_vel()
+            fell[r] = plant.is_down()
+        recorder.record(distance=away, lin_vel_b=lin_vel_b, fell=fell)
+    return recorder
+
+
+def run_terrain(
+    bundle: Bundle | str,
+    cells: list,
+    *,
+    robots_per_cell: int = ROBOTS_PER_CELL,
+    duration_s: float = terrain_eval.DURATION_S,
+    settle_s: float = terrain_eval.SETTLE_S,
+    substeps: int | None = None,
+    geometries: list[TerrainGeometry] | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> dict:
+    """Evaluate the bundle on terrain ``cells`` (:class:`~go2_locomotion.tasks.terrain_cells.TerrainCell`);
+    returns the terrain report (:func:`.terrain_report.assemble`, ``simulator="mujoco"``).
+
+    Args:
+        geometries: The cells' MuJoCo grounds, built beforehand (:func:`~go2_locomotion.deploy.sim2sim.build_cell`);
+            ``None``: built here.
+        progress: Called with one line per cell when it is done.
+
+    Raises:
+        TerrainError: A cell MuJoCo cannot reproduce (only when ``geometries`` is ``None``).
+    """
+    from ..deploy.sim2sim import build_cell
+
+    bundle = bundle if isinstance(bundle, Bundle) else load_bundle(bundle)
+    geometries = [build_cell(cell) for cell in cells] if geometries is None else geometries
+    distance = success_distance(cells)
+    figures = []
+    for cell, geometry in zip(cells, geometries, strict=True):
+        recorder = run_cell(
+            bundle,
+            cell,
+            geometry,
+            robots=robots_per_cell,
+            duration_s=duration_s,
+            settle_s=settle_s,
+            distance=distance,
+            substeps=substeps,
+        )
+        figures.append(recorder.report()["terrain"][0])
+        if progress is not None:
+            row = figures[-1]
+            progress(
+                f"[go2] {row['label']}: success {row['success_rate']:.2f}, falls {row['fall_rate']:.2f} "
+                f"({robots_per_cell} robots, {recorder.steps * recorder.step_dt:.1f} s)"
+            )
+    settings = {
+        "cells": [c.label() for c in cells],
+        "command": list(COMMAND),
+        "success_distance_m": distance,
+        "duration_s": duration_s,
+        "settle_s": settle_s,
+        "robots_per_cell": robots_per_cell,
+        "headings_deg": [round(math.degrees(yaw), 6) for yaw in headings(robots_per_cell)],
+        "start": "the tile's centre (Isaac Lab's terrain origin), feet on the ground, at rest, one heading a robot",
+        "seed": None,
+        **physics_settings(bundle, substeps),
+        "mdp": "deploy bundle + reference controller, PD and DC-motor limits at the physics rate, a fixed forward "
+        "command",
+    }
+    report = {"terrain": figures, "summary": terrain_eval.summarise(figures)}
+    return terrain_report.assemble(report, simulator="mujoco", settings=settings, source=bundle_source(bundle))

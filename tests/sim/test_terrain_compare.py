@@ -1,0 +1,76 @@
+"""Go2-Rough's terrain evaluation in Isaac Lab and in plain MuJoCo on the same two cells, from one checkpoint: a
+fresh Go2-Rough policy with its actor's output layer zeroed (zero action: it holds the standing pose), evaluated by
+``scripts/evaluate.py --terrain`` in Isaac Lab and, exported to a deploy bundle (237 inputs, the height scan), by
+``scripts/sim2sim.py --terrain`` in MuJoCo. Standing, no robot gets half a tile out and none falls, in either;
+its horizontal error is the whole 1 m/s command; ``--compare`` lines the two reports up cell by cell."""
+
+import json
+
+import pytest
+import torch
+
+from go2_locomotion.deploy import sim2sim
+from go2_locomotion.deploy.manifest import export_bundle
+from go2_locomotion.envs import make_env
+from go2_locomotion.evaluation import isaac
+from go2_locomotion.tasks.terrain_cells import cells_generator, parse_cells
+
+pytestmark = pytest.mark.sim
+
+CELLS = "stairs_up:0.05 slopes_down:10"
+LABELS = ["stairs_up:0.05", "slopes_down:10"]
+SHORT = ["--terrain", CELLS, "--robots_per_cell", "2", "--duration", "2", "--settle", "1"]
+
+
+@pytest.fixture(scope="module")
+def zero_action(tmp_path_factory):
+    """``(checkpoint, bundle folder)`` of a Go2-Rough policy whose action is zero."""
+    from isaaclab_rl.rsl_rl import RslRlVecEnvWrapper, check_rsl_rl_version, handle_deprecated_rsl_rl_cfg
+    from isaaclab_tasks.utils.parse_cfg import load_cfg_from_registry
+
+    from go2_locomotion.training.session import make_runner
+
+    folder = tmp_path_factory.mktemp("rough_zero")
+
+    def two_tiles(cfg):  # the environment only builds the policy: a small terrain
+        cfg.scene.terrain.terrain_generator = cells_generator(parse_cells(CELLS))
+
+    with make_env("Go2-Rough", num_envs=2, edit=two_tiles) as gym_env:
+        cfg = load_cfg_from_registry("Go2-Rough", "rsl_rl_cfg_entry_point")
+        agent_cfg = handle_deprecated_rsl_rl_cfg(cfg, check_rsl_rl_version())
+        agent_cfg.device = "cpu"
+        runner = make_runner(RslRlVecEnvWrapper(gym_env), agent_cfg)
+        last = runner.alg.get_policy().mlp[-1]
+        with torch.no_grad():
+            last.weight.zero_()
+            last.bias.zero_()
+        runner.save(str(folder / "model_0.pt"))
+        export_bundle(gym_env.unwrapped, runner, agent_cfg, folder / "bundle", task="Go2-Rough", checkpoint=None)
+    return folder / "model_0.pt", folder / "bundle"
+
+
+def test_isaac_lab_and_mujoco_terrain_reports_compare(zero_action, tmp_path, capsys):
+    checkpoint, bundle = zero_action
+    cpu = ["--task", "Go2-Rough", "--device", "cpu", "--headless"]
+    assert isaac.main([*cpu, "--checkpoint", str(checkpoint), *SHORT, "--out", str(tmp_path / "isaac")]) == 0
+    assert sim2sim.main(["--bundle", str(bundle), *SHORT, "--output", str(tmp_path / "mj")]) == 0
+    reports = {name: json.loads((tmp_path / name / "evaluation.json").read_text()) for name in ("isaac", "mj")}
+    assert reports["isaac"]["simulator"] == "isaaclab" and reports["mj"]["simulator"] == "mujoco"
+    assert set(reports["mj"]) == set(reports["isaac"]) - {"checkpoint_sha256"} | {"bundle", "policy_sha256"}
+    for name, report in reports.items():
+        assert report["settings"]["cells"] == LABELS and report["settings"]["success_distance_m"] == 4.0, name
+        assert [c["label"] for c in report["terrain"]] == LABELS, name
+        for cell in report["terrain"]:
+            assert cell["robots"] == 2 and cell["success_rate"] == 0.0 and cell["fall_rate"] == 0.0, (name, cell)
+            # Isaac Lab starts its robots with up to 0.5 m/s: settled after 1 s, standing, as MuJoCo's from rest
+            assert cell["xy_error"] == pytest.approx(1.0, abs=0.1), (name, cell)
+    capsys.readouterr()
+    assert isaac.main(["--compare", str(tmp_path / "isaac"), str(tmp_path / "mj")]) == 0
+    printed = capsys.readouterr().out
+    assert "(isaaclab)" in printed and "(mujoco)" in printed and "only in" not in printed
+    rows = [line.split() for line in printed.splitlines() if line.split()[:1] and line.split()[0] in LABELS]
+    assert [row[0] for row in rows] == LABELS
+    assert all(row[1:] == ["0.00", "0.00", "0.00", "|", "0.00", "0.00"] for row in rows), printed
+    with capsys.disabled():  # the comparison and the tracking errors, for the record
+        errors = {name: [round(c["xy_error"], 3) for c in r["terrain"]] for name, r in reports.items()}
+        print(f"\n{printed}\nxy error [m/s] per cell: {errors}")
