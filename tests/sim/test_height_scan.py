@@ -33,3 +33,24 @@ def test_each_robot_reads_the_ground_under_itself(physics):
                 "the OvPhysX ray caster's binding is in environment order: isaaclab fixed the bug, remove "
                 "compat/ovphysx_ray_caster.py"
             )
+
+
+def test_a_second_environment_in_the_process_scans_its_own_terrain():
+    """Isaac Lab caches the ray-cast mesh per prim path for the process; the scanner drops it when made, so an
+    environment built after another one reads its own ground: after the default terrain, a robot at the bottom of
+    10 cm stairs up (an inverted pyramid, its centre the lowest platform) sees the pit floor under it."""
+    from go2_locomotion.tasks.terrain_cells import cells_generator, parse_cell
+
+    def one_cell(cfg):
+        cfg.scene.terrain.terrain_generator = cells_generator([parse_cell("stairs_up:0.10")])
+
+    with make_env("Go2-Rough", num_envs=1, overrides=["physics=physx"]) as env:
+        env.reset(seed=0)
+        assert torch.isfinite(env.unwrapped.scene["height_scanner"].data.ray_hits_w.torch).all()
+    with make_env("Go2-Rough", num_envs=1, overrides=["physics=physx"], play_mode=True, edit=one_cell) as env:
+        env.reset(seed=0)
+        scene = env.unwrapped.scene
+        floor = float(scene.terrain.terrain_origins.reshape(-1, 3)[0, 2])
+        hits = scene["height_scanner"].data.ray_hits_w.torch[0, :, 2]
+        assert floor < -0.3  # the pit of 10 cm steps lies well below the border
+        assert abs(float(hits[len(hits) // 2]) - floor) < 1e-3, (float(hits[len(hits) // 2]), floor)

@@ -12,7 +12,7 @@ from go2_locomotion.envs import make_env
 from go2_locomotion.training.preflight import config_observation_term_widths
 
 NUM_ENVS = 4
-WIDTH = {"Go2-Rough": 235, "Go2-Flat": 50, "Go2-Rough-Play": 235, "Go2-Flat-Play": 50}
+WIDTH = {"Go2-Rough": 237, "Go2-Flat": 50, "Go2-Rough-Play": 237, "Go2-Flat-Play": 50}
 # 0.5 s episodes = 25 policy steps, so 40 steps must time every environment out at least once
 SHORT_EPISODE = ["env.episode_length_s=0.5"]
 SMALL_TERRAIN = ["env.scene.terrain.terrain_generator.num_rows=2", "env.scene.terrain.terrain_generator.num_cols=3"]

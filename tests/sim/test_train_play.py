@@ -203,7 +203,7 @@ def test_export_script_and_sim2sim_on_a_rough_bundle(rough_run, tmp_path):
     assert sorted(p.name for p in bundle.iterdir()) == ["deploy.yaml", "policy.onnx", "policy.pt"]
     manifest = yaml.safe_load((bundle / "deploy.yaml").read_text())
     scan = manifest["observation"]["terms"][-1]
-    assert (scan["name"], scan["start"], scan["width"], scan["clip"]) == ("height_scan", 48, 187, [-1.0, 1.0])
+    assert (scan["name"], scan["start"], scan["width"], scan["clip"]) == ("height_scan", 50, 187, [-1.0, 1.0])
     # a 1.6 m x 1.0 m grid at 0.1 m: 17 x 11 points, x fastest, corners at (+-0.8, +-0.5)
     points = np.array(scan["params"]["points_xy"])
     assert points.shape == (187, 2)
@@ -271,9 +271,9 @@ def test_checkpoint_of_another_task_names_both_widths(rough_run, tmp_path, capsy
         capsys,
         play_module.main,
         [*FLAT, "--checkpoint", str(rough_model)],
-        "[235, 512, 256, 128, 12]",
+        "[237, 512, 256, 128, 12]",
         "[50, 128, 128, 128, 12]",
-        "observation 235",
+        "observation 237",
         "observation 50",
     )
     assert "Go2-Flat-Play" in message
@@ -309,7 +309,7 @@ def test_run_summary_after_a_one_iteration_run(rough_run):
     busy = summary["mean_collection_time_s"] + summary["mean_learning_time_s"]
     assert summary["throughput_env_steps_per_s"] == pytest.approx(8 * 24 / busy)
     assert summary["checkpoints"] == [str(rough_run / "model_0.pt")]
-    assert summary["geometry"]["observation_widths"] == {"policy": 235}
+    assert summary["geometry"]["observation_widths"] == {"policy": 237}
     # the run's 0.2 s episodes (10 policy steps) end inside its 24-step iteration, so the episode figures exist
     assert 0 < summary["last_mean_episode_length"] <= 10
     assert math.isfinite(summary["last_mean_reward"])
@@ -329,7 +329,7 @@ def test_check_reports_without_starting_the_simulator(workdir, capsys, monkeypat
     assert train_module.main(["--task", "Go2-Rough", "--check", "--device", "cpu"]) == 0
     out = capsys.readouterr().out
     assert "B=98,304 transitions" in out and "M=24,576" in out and "20 optimizer steps" in out
-    assert "observation policy 235; action 12" in out
+    assert "observation policy 237; action 12" in out
     _expect_usage_error(
         capsys,
         train_module.main,

@@ -78,10 +78,28 @@ def _ovphysx_class():
     return EnvOrderedOvPhysxRayCaster
 
 
+def forget_cached_meshes(mesh_prim_paths: list[str]) -> int:
+    """Drop Isaac Lab's cached ray-cast meshes of these prim paths; returns how many were dropped.
+
+    Second upstream bug (isaaclab 3.0.0, ``BaseRayCaster.meshes``): the ray caster caches the Warp mesh it reads
+    from the stage in a class-level dict keyed by (prim path, device) and never drops it, so a second environment
+    built in the same process with another terrain at the same path (``/World/ground``) casts its rays on the first
+    environment's terrain. Measured: the sim tests' second terrain read heights 0.70 m off. Dropping the entries
+    when a new scanner is made lets it read its own stage."""
+    from isaaclab.sensors.ray_caster.base_ray_caster import BaseRayCaster
+
+    stale = [key for key in BaseRayCaster.meshes if key[0] in set(mesh_prim_paths)]
+    for key in stale:
+        del BaseRayCaster.meshes[key]
+    return len(stale)
+
+
 def height_scanner(cfg, *args, **kwargs):
-    """The ray caster for ``cfg`` on the active physics backend, in environment order on every backend."""
+    """The ray caster for ``cfg`` on the active physics backend, in environment order on every backend, reading
+    the terrain of its own stage (:func:`forget_cached_meshes`)."""
     from isaaclab.sensors import RayCaster
 
+    forget_cached_meshes(list(cfg.mesh_prim_paths))
     backend_class = RayCaster.resolve_class(cfg)
     if backend_class.__module__.startswith("isaaclab_ov."):
         return _ovphysx_class()(cfg, *args, **kwargs)
