@@ -166,14 +166,8 @@ def _main(argv: list[str] | None) -> int:
             layout = cells_generator(cells, base=base) if cells else terrain_eval.level_zero_generator(base)
             cfg.scene.terrain.terrain_generator = layout
 
-    with loaded_policy(args, overrides, video=False, prepare=prepare) as (
-        env,
-        runner,
-        agent_cfg,
-        path,
-        task,
-        work_dir,
-    ):
+    with loaded_policy(args, overrides, video=False, prepare=prepare) as session:
+        env, runner, agent_cfg, path, task, work_dir = session
         results = []
         for checkpoint in checkpoints or [path]:
             if checkpoint != path:

@@ -22,32 +22,33 @@ def file_sha256(path: Path) -> str:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
+def header(report_format: str, simulator: str, settings: dict, source: dict, summary: dict) -> dict:
+    """What every report (command grid, terrain grid) begins with."""
+    return {"format": report_format, "simulator": simulator, **source, "settings": settings, "summary": summary}
+
+
 def assemble(figures: dict, *, simulator: str, settings: dict, source: dict) -> dict:
     """A report: the grid's figures (:meth:`GridRecorder.report`) with what produced them."""
     return {
-        "format": FORMAT,
-        "simulator": simulator,
-        **source,
-        "settings": settings,
-        "summary": figures["summary"],
+        **header(FORMAT, simulator, settings, source, figures["summary"]),
         "commands": figures["commands"],
         "figures": FIGURES,
         "summary_figures": SUMMARY,
     }
 
 
-def write(report: dict, out_dir: Path) -> tuple[Path, Path]:
-    """Write ``evaluation.json`` and ``evaluation.png`` into ``out_dir``."""
+def write(report: dict, out_dir: Path, draw=None) -> tuple[Path, Path]:
+    """Write ``evaluation.json`` and ``evaluation.png`` (drawn by ``draw``, default :func:`plot`) into ``out_dir``."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     json_path = out_dir / REPORT_FILE
     json_path.write_text(json.dumps(report, indent=2) + "\n")
     png_path = out_dir / PLOT_FILE
-    plot(report, png_path)
+    (draw or plot)(report, png_path)
     return json_path, png_path
 
 
-def _fmt(value, width=6, digits=2) -> str:
+def fmt(value, width=6, digits=2) -> str:
     return f"{'–':>{width}}" if value is None else f"{value:>{width}.{digits}f}"
 
 
@@ -60,21 +61,21 @@ def table(report: dict) -> str:
     for c in report["commands"]:
         cmd, got = c["command"], c["achieved"]
         lines.append(
-            f"{c['name']:16s} {cmd[0]:6.2f} {cmd[1]:5.2f} {cmd[2]:5.2f} | {_fmt(got['vx'])} {_fmt(got['vy'], 5)} "
-            f"{_fmt(got['wz'], 5)} | {_fmt(c['xy_error'])} {_fmt(c['yaw_error'], 7)} {_fmt(c['fall_rate'], 5)} "
-            f"{_fmt(c['height'], 6, 3)}"
+            f"{c['name']:16s} {cmd[0]:6.2f} {cmd[1]:5.2f} {cmd[2]:5.2f} | {fmt(got['vx'])} {fmt(got['vy'], 5)} "
+            f"{fmt(got['wz'], 5)} | {fmt(c['xy_error'])} {fmt(c['yaw_error'], 7)} {fmt(c['fall_rate'], 5)} "
+            f"{fmt(c['height'], 6, 3)}"
         )
     s = report["summary"]
     lines.append(
-        f"summary: xy error (moving) {_fmt(s['xy_error_moving'], 0, 3)} m/s, yaw error (moving) "
-        f"{_fmt(s['yaw_error_moving'], 0, 3)} rad/s, falls {_fmt(s['fall_rate'], 0, 3)}, standing drift "
-        f"{_fmt(s['standing_drift'], 0, 3)} m/s"
+        f"summary: xy error (moving) {fmt(s['xy_error_moving'], 0, 3)} m/s, yaw error (moving) "
+        f"{fmt(s['yaw_error_moving'], 0, 3)} rad/s, falls {fmt(s['fall_rate'], 0, 3)}, standing drift "
+        f"{fmt(s['standing_drift'], 0, 3)} m/s"
     )
     if "standing_all_feet_down" in s:  # reports written before the standing figures lack them
         lines.append(
-            f"standing: all four feet down {_fmt(s['standing_all_feet_down'], 0, 3)} of the time, joint speed "
-            f"{_fmt(s['standing_joint_speed'], 0, 3)} rad/s; stop from full speed: standing after "
-            f"{_fmt(s['stop_time_s'], 0, 2)} s (slowest), {_fmt(s['stop_stood_rate'], 0, 2)} within 1 s"
+            f"standing: all four feet down {fmt(s['standing_all_feet_down'], 0, 3)} of the time, joint speed "
+            f"{fmt(s['standing_joint_speed'], 0, 3)} rad/s; stop from full speed: standing after "
+            f"{fmt(s['stop_time_s'], 0, 2)} s (slowest), {fmt(s['stop_stood_rate'], 0, 2)} within 1 s"
         )
     return "\n".join(lines)
 
@@ -103,8 +104,8 @@ def plot(report: dict, path: Path) -> None:
         s = report["summary"]
         fig.suptitle(
             f"{report.get('task')} on {report['simulator']}: {Path(str(report.get('checkpoint'))).name}; "
-            f"xy error {_fmt(s['xy_error_moving'], 0, 3)} m/s, yaw error {_fmt(s['yaw_error_moving'], 0, 3)} rad/s, "
-            f"falls {_fmt(s['fall_rate'], 0, 2)}"
+            f"xy error {fmt(s['xy_error_moving'], 0, 3)} m/s, yaw error {fmt(s['yaw_error_moving'], 0, 3)} rad/s, "
+            f"falls {fmt(s['fall_rate'], 0, 2)}"
         )
 
 
@@ -147,13 +148,13 @@ def compare(a: dict, b: dict, labels: tuple[str, str] = ("A", "B")) -> str:
             continue
         xy, yaw = (diff(ca[k], cb[k]) for k in ("xy_error", "yaw_error"))
         lines.append(
-            f"{ca['name']:16s} {_fmt(ca['xy_error'], 8)} {_fmt(cb['xy_error'])} {_fmt(xy)}"
-            f" | {_fmt(ca['yaw_error'], 9)} {_fmt(cb['yaw_error'])} {_fmt(yaw)}"
-            f" | {_fmt(ca['fall_rate'], 7)} {_fmt(cb['fall_rate'], 5)}"
+            f"{ca['name']:16s} {fmt(ca['xy_error'], 8)} {fmt(cb['xy_error'])} {fmt(xy)}"
+            f" | {fmt(ca['yaw_error'], 9)} {fmt(cb['yaw_error'])} {fmt(yaw)}"
+            f" | {fmt(ca['fall_rate'], 7)} {fmt(cb['fall_rate'], 5)}"
         )
     for name in by_name.keys() - {c["name"] for c in a["commands"]}:
         lines.append(f"{name:16s} only in B")
     for key in SUMMARY:
         x, y = a["summary"].get(key), b["summary"].get(key)
-        lines.append(f"summary {key:22s} A {_fmt(x, 7, 3)}  B {_fmt(y, 7, 3)}  B-A {_fmt(diff(x, y), 7, 3)}")
+        lines.append(f"summary {key:22s} A {fmt(x, 7, 3)}  B {fmt(y, 7, 3)}  B-A {fmt(diff(x, y), 7, 3)}")
     return "\n".join(lines)

@@ -3,13 +3,13 @@ per terrain, the printed table, and the comparison of two reports (two checkpoin
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from ..plotting import figure
 from ..tasks.terrain_cells import TERRAINS
-from .report import PLOT_FILE, REPORT_FILE
+from . import report as reports
 from .report import TERRAIN_FORMAT as FORMAT
+from .report import fmt
 
 UNITS = {
     "height_cm": "cm (step height; box height +-; random rough: highest noise)",
@@ -27,11 +27,7 @@ UNITS = {
 def assemble(figures: dict, *, simulator: str, settings: dict, source: dict) -> dict:
     """A report: :meth:`~.terrain.TerrainRecorder.report`'s figures with what produced them."""
     return {
-        "format": FORMAT,
-        "simulator": simulator,
-        **source,
-        "settings": settings,
-        "summary": figures["summary"],
+        **reports.header(FORMAT, simulator, settings, source, figures["summary"]),
         "terrain": figures["terrain"],
         "units": UNITS,
     }
@@ -42,14 +38,8 @@ def is_terrain_report(report: dict) -> bool:
 
 
 def write(report: dict, out_dir: Path) -> tuple[Path, Path]:
-    """Write ``evaluation.json`` and ``evaluation.png`` into ``out_dir``."""
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    json_path = out_dir / REPORT_FILE
-    json_path.write_text(json.dumps(report, indent=2) + "\n")
-    png_path = out_dir / PLOT_FILE
-    plot(report, png_path)
-    return json_path, png_path
+    """Write ``evaluation.json`` and ``evaluation.png`` (success over size per terrain) into ``out_dir``."""
+    return reports.write(report, out_dir, draw=plot)
 
 
 def size_text(cell: dict) -> str:
@@ -57,21 +47,17 @@ def size_text(cell: dict) -> str:
     return f"{cell['slope_deg']:.1f} deg" if "slope_deg" in cell else f"{cell['height_cm']:.1f} cm"
 
 
-def _fmt(value, width=6, digits=2) -> str:
-    return f"{'–':>{width}}" if value is None else f"{value:>{width}.{digits}f}"
-
-
 def table(report: dict) -> str:
     """Per cell: size, difficulty, success, falls, time to fall, tracking error; then the summary."""
     lines = [f"{'terrain':14s} {'size':>9s} {'diff':>5s} | {'success':>7s} {'falls':>5s} {'t fall':>6s} {'xy err':>6s}"]
     for c in report["terrain"]:
         lines.append(
-            f"{c['name']:14s} {size_text(c):>9s} {c['difficulty']:5.2f} | {_fmt(c['success_rate'], 7)} "
-            f"{_fmt(c['fall_rate'], 5)} {_fmt(c['time_to_fall_s'])} {_fmt(c['xy_error'])}"
+            f"{c['name']:14s} {size_text(c):>9s} {c['difficulty']:5.2f} | {fmt(c['success_rate'], 7)} "
+            f"{fmt(c['fall_rate'], 5)} {fmt(c['time_to_fall_s'])} {fmt(c['xy_error'])}"
         )
     s = report["summary"]
     lines.append(
-        f"summary: success {_fmt(s['success_rate'], 0, 3)}, falls {_fmt(s['fall_rate'], 0, 3)} (mean over cells)"
+        f"summary: success {fmt(s['success_rate'], 0, 3)}, falls {fmt(s['fall_rate'], 0, 3)} (mean over cells)"
     )
     return "\n".join(lines)
 
@@ -113,8 +99,8 @@ def compare(a: dict, b: dict, labels: tuple[str, str] = ("A", "B")) -> str:
             lines.append(f"{ca['label']:22s} only in A")
             continue
         lines.append(
-            f"{ca['label']:22s} {_fmt(ca['success_rate'], 9)} {_fmt(cb['success_rate'], 5)} "
-            f"{_fmt(cb['success_rate'] - ca['success_rate'])} | {_fmt(ca['fall_rate'], 7)} {_fmt(cb['fall_rate'], 5)}"
+            f"{ca['label']:22s} {fmt(ca['success_rate'], 9)} {fmt(cb['success_rate'], 5)} "
+            f"{fmt(cb['success_rate'] - ca['success_rate'])} | {fmt(ca['fall_rate'], 7)} {fmt(cb['fall_rate'], 5)}"
         )
     for label in by_label.keys() - {c["label"] for c in a["terrain"]}:
         lines.append(f"{label:22s} only in B")
