@@ -43,7 +43,9 @@ def test_the_warm_started_rough_policy_acts_as_the_flat_one_on_live_observations
     with make_env("Go2-Rough", num_envs=6, overrides=["physics=physx"]) as rough_env:
         rough = _runner(rough_env, "Go2-Rough")
         layout = preflight.config_observation_term_widths(rough_env.unwrapped.cfg)["policy"]
-        record = warm_start.apply(rough, read_checkpoint(shipped), shipped, "Go2-Rough", layout)
+        checkpoint = read_checkpoint(shipped)
+        source = warm_start.source_layout(checkpoint, shipped, "Go2-Rough")
+        record = warm_start.apply(rough, checkpoint, shipped, source, layout)
         assert (record["source_task"], record["inputs_from_source"], record["inputs_new"]) == ("Go2-Flat", 50, 187)
         policy = rough.get_inference_policy(device="cpu")
         obs, _ = rough_env.reset(seed=0)

@@ -268,25 +268,39 @@ def _physics(env) -> dict:
     return physics_record(env)
 
 
-def rollout(env, policy, grid: list[GridCommand], robots_per_command: int, duration_s: float, settle_s: float):
-    """Run the grid once from a reset; returns :meth:`GridRecorder.report`. Robot ``i`` keeps command
-    ``i mod len(grid)``, so each command's robots spread over the scene."""
+def _fixed_commands(env):
+    """Reset ``env`` with its velocity command under the caller's control (no heading control, no standing envs);
+    returns ``give(commands)``: set every robot's command (``[N, 3]``, or one ``[3]`` for all) and return the
+    observation the policy sees next, with it."""
     import torch
     from tensordict import TensorDict
 
     unwrapped = env.unwrapped
-    num = unwrapped.num_envs
-    assignment = np.arange(num) % len(grid)
     env.reset()
     term = unwrapped.command_manager.get_term(COMMAND_TERM)
     term.is_heading_env[:] = False
     term.is_standing_env[:] = False
 
-    def command(time_s: float) -> TensorDict:
-        """Give each robot its grid command at ``time_s``; the observation the policy sees next, with it."""
-        commands = commands_at(grid, assignment, time_s)
+    def give(commands) -> TensorDict:
         term.vel_command_b[:] = torch.tensor(commands, dtype=torch.float32, device=unwrapped.device)
-        return TensorDict(unwrapped.observation_manager.compute(), batch_size=[num])
+        return TensorDict(unwrapped.observation_manager.compute(), batch_size=[unwrapped.num_envs])
+
+    return give
+
+
+def rollout(env, policy, grid: list[GridCommand], robots_per_command: int, duration_s: float, settle_s: float):
+    """Run the grid once from a reset; returns :meth:`GridRecorder.report`. Robot ``i`` keeps command
+    ``i mod len(grid)``, so each command's robots spread over the scene."""
+    import torch
+
+    unwrapped = env.unwrapped
+    num = unwrapped.num_envs
+    assignment = np.arange(num) % len(grid)
+    give = _fixed_commands(env)
+
+    def command(time_s: float):
+        """Give each robot its grid command at ``time_s``; the observation the policy sees next, with it."""
+        return give(commands_at(grid, assignment, time_s))
 
     obs = command(0.0)
 
@@ -335,15 +349,9 @@ def terrain_rollout(env, policy, cells, robots_per_cell: int, duration_s: float,
     """Every robot walks forward from its cell's centre (robot ``i`` on cell ``i // robots_per_cell``, the layout of
     ``terrain_cells.cells_generator``); returns :meth:`~.terrain.TerrainRecorder.report` and the success distance."""
     import torch
-    from tensordict import TensorDict
 
     unwrapped = env.unwrapped
-    env.reset()
-    term = unwrapped.command_manager.get_term(COMMAND_TERM)
-    term.is_heading_env[:] = False
-    term.is_standing_env[:] = False
-    term.vel_command_b[:] = torch.tensor([terrain_eval.FORWARD_SPEED, 0.0, 0.0], device=unwrapped.device)
-    obs = TensorDict(unwrapped.observation_manager.compute(), batch_size=[unwrapped.num_envs])
+    obs = _fixed_commands(env)([terrain_eval.FORWARD_SPEED, 0.0, 0.0])
     terrain = unwrapped.scene.terrain
     assignment = _np(terrain.terrain_types).astype(int)
     expected = np.arange(unwrapped.num_envs) // robots_per_cell

@@ -181,7 +181,7 @@ def _train(argv: list[str] | None) -> int:
         warm_record = None
         if warm is not None and resume_path is None:
             layout = preflight.config_observation_term_widths(env_cfg)["policy"]
-            warm_record = warm_start.apply(runner, warm[1], warm[0], training_id(task), layout)
+            warm_record = warm_start.apply(runner, warm[1], warm[0], warm[2], layout)
         # the live widths, now that the observation manager exists
         managers = env.unwrapped
         geometry = rollout_geometry(
@@ -233,7 +233,8 @@ def _train(argv: list[str] | None) -> int:
 
 
 def warm_start_checkpoint(args: argparse.Namespace, resume: str | None, task: str, overrides: list[str]):
-    """``(path, checkpoint)`` that ``--warm_start`` names (checked: it loads, it fits the task), or ``None``.
+    """``(path, checkpoint, (source task, its observation layout))`` that ``--warm_start`` names (checked: it
+    loads, it fits the task), or ``None``.
 
     A Hydra override right after a bare ``--warm_start`` was taken as its value by argparse: it goes back to the
     overrides."""
@@ -255,8 +256,7 @@ def warm_start_checkpoint(args: argparse.Namespace, resume: str | None, task: st
         if not path.is_file():
             raise UsageError(f"--warm_start {args.warm_start}: no such checkpoint file (or 'pretrained')")
     checkpoint = read_checkpoint(path)
-    warm_start.source_layout(checkpoint, path, training_id(task))
-    return path, checkpoint
+    return path, checkpoint, warm_start.source_layout(checkpoint, path, training_id(task))
 
 
 def print_geometry(geometry: preflight.RolloutGeometry) -> None:

@@ -156,9 +156,10 @@ def source_layout(checkpoint: dict, path: Path, task: str) -> tuple[str, dict[st
     raise UsageError(f"--warm_start {path}: its actor reads {width} inputs; accepted are checkpoints of {accepted}")
 
 
-def apply(runner, checkpoint: dict, path: Path, task: str, target_layout: dict[str, int]) -> dict:
-    """Load the checkpoint's networks into ``runner``'s, embedded; returns the record for :data:`RECORD_FILE`."""
-    name, layout = source_layout(checkpoint, path, task)
+def apply(runner, checkpoint: dict, path: Path, source: tuple[str, dict[str, int]], target_layout: dict[str, int]):
+    """Load the checkpoint's networks into ``runner``'s, embedded; returns the record for :data:`RECORD_FILE`.
+    ``source`` is the checkpoint's task and observation layout (:func:`source_layout`)."""
+    name, layout = source
     columns = input_columns(layout, target_layout)
     runner.alg.load(warm_state(checkpoint, runner.alg.save(), columns), {"actor": True, "critic": True}, True)
     return {
