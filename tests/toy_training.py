@@ -2,6 +2,7 @@
 runner's fault and multi-rank tests. Run as a script, alone or under ``torchrun``:
 
     python tests/toy_training.py RUN_FOLDER --max_iterations 30 [--save_interval 1] [--slow_save_s 0.2]
+        [--stall_timeout_s 1.0] [--hang_at_iteration 5]
 
 Like ``scripts/train.py --resume auto``, it continues from the folder's newest loadable checkpoint at the next
 iteration, in the same folder. Each rank appends ``<iteration>`` to ``iterations_rank<r>.txt`` after every
@@ -29,8 +30,10 @@ class PointMassEnv:
     num_actions = 1
     max_episode_length = 50
 
-    def __init__(self, num_envs: int, seed: int):
+    def __init__(self, num_envs: int, seed: int, hang_at_step: int | None = None):
         self.num_envs = num_envs
+        self.hang_at_step = hang_at_step
+        self.steps = 0
         self.device = "cpu"
         self.cfg = {"toy": True}
         self.generator = torch.Generator().manual_seed(seed)
@@ -41,6 +44,11 @@ class PointMassEnv:
         return TensorDict({"policy": self.position.clone()}, batch_size=[self.num_envs])
 
     def step(self, actions: torch.Tensor):
+        self.steps += 1
+        if self.steps == self.hang_at_step:
+            # blocks inside a C call for good, as a simulator step that never returns
+            read_end, _write_end = os.pipe()
+            os.read(read_end, 1)
         self.position = self.position + 0.1 * actions.clamp(-1, 1)
         self.episode_length_buf += 1
         rewards = -self.position.abs().squeeze(1)
@@ -52,7 +60,7 @@ class PointMassEnv:
         return self.get_observations(), rewards, dones.long(), extras
 
 
-def agent_cfg(save_interval: int) -> dict:
+def agent_cfg(save_interval: int, stall_timeout_s: float = 0.0) -> dict:
     """A small PPO set-up in RSL-RL's dictionary form, with an observation normaliser."""
     mlp = {"class_name": "MLPModel", "hidden_dims": [16, 16], "activation": "elu", "obs_normalization": True}
     return {
@@ -79,6 +87,7 @@ def agent_cfg(save_interval: int) -> dict:
         },
         "logger": "tensorboard",
         "check_for_nan": True,
+        "stall_timeout_s": stall_timeout_s,
     }
 
 
@@ -89,6 +98,8 @@ def main() -> int:
     parser.add_argument("--save_interval", type=int, default=1)
     parser.add_argument("--slow_save_s", type=float, default=0.0, help="sleep inside each checkpoint write")
     parser.add_argument("--iteration_s", type=float, default=0.0, help="sleep after each iteration")
+    parser.add_argument("--stall_timeout_s", type=float, default=0.0, help="the runner's stall watchdog (0: off)")
+    parser.add_argument("--hang_at_iteration", type=int, default=None, help="rank 0's step blocks for good in it")
     args = parser.parse_args()
 
     rank = int(os.getenv("RANK", "0"))
@@ -104,9 +115,15 @@ def main() -> int:
         torch.save = slow_save
 
     torch.manual_seed(1 + rank)
-    env = PointMassEnv(num_envs=16, seed=100 + rank)
-    runner = Go2OnPolicyRunner(env, agent_cfg(args.save_interval), log_dir=str(args.folder), device="cpu")
     found = newest_loadable_checkpoint(args.folder)
+    start_at = 0 if found is None else found[1]["iter"] + 1
+    hang_at_step = None
+    if args.hang_at_iteration is not None and rank == 0:
+        steps_per_iteration = agent_cfg(1)["num_steps_per_env"]
+        hang_at_step = (args.hang_at_iteration - start_at) * steps_per_iteration + 1
+    env = PointMassEnv(num_envs=16, seed=100 + rank, hang_at_step=hang_at_step)
+    cfg = agent_cfg(args.save_interval, args.stall_timeout_s)
+    runner = Go2OnPolicyRunner(env, cfg, log_dir=str(args.folder), device="cpu")
     start = 0
     if found is not None:
         start = runner.resume(found[0], found[1], same_folder=True)

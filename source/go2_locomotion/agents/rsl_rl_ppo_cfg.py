@@ -16,6 +16,9 @@ class Go2RoughPPORunnerCfg(RslRlOnPolicyRunnerCfg):
     max_iterations = 1500
     save_interval = 50
     experiment_name = "go2_rough"
+    stall_timeout_s: float = 600.0
+    """Seconds without a finished iteration before the run exits with code 75 for ``--resume auto`` (0: off); an
+    iteration takes 1-20 s on a GPU or with the CPU recipe, and OvPhysX's step can hang on rough terrain."""
     obs_groups = {"actor": ["policy"], "critic": ["policy"]}
     actor = RslRlMLPModelCfg(
         hidden_dims=[512, 256, 128],

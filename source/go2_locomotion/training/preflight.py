@@ -87,13 +87,15 @@ def validate(env_cfg, agent_cfg) -> list[str]:
     check.positive_int("agent.max_iterations")
     check.positive_int("agent.save_interval")
     decimation = check.positive_int("env.decimation")
+    finite = math.isfinite
+    stall_domain = "a finite number >= 0 (seconds; 0: no watchdog)"
+    check.real("agent.stall_timeout_s", stall_domain, lambda x: finite(x) and x >= 0)
     if None not in (num_envs, num_steps, mini_batches) and mini_batches > num_envs * num_steps:
         check.problems.append(
             f"agent.algorithm.num_mini_batches must be at most num_envs x num_steps_per_env = "
             f"{num_envs} x {num_steps} = {num_envs * num_steps}, got {mini_batches}"
         )
 
-    finite = math.isfinite
     for name in ("gamma", "lam"):
         check.real(f"agent.algorithm.{name}", "a finite number in [0, 1]", lambda x: finite(x) and 0 <= x <= 1)
     check.real("agent.algorithm.clip_param", "a number > 0 (inf: no clipping)", lambda x: x > 0)

@@ -9,6 +9,9 @@ What it adds, each as a method of the subclass (no library method is replaced at
   kill during a save never leaves a truncated ``model_<it>.pt``.
 - Several ranks on CPUs (``torchrun ... --device cpu --distributed``): the process group uses ``gloo`` and every
   rank pins its torch threads to its share of the node's cores. On GPUs RSL-RL's own ``nccl`` set-up runs.
+- A stall watchdog (``stall_timeout_s`` in the runner config, seconds; 0 turns it off): when no iteration finishes
+  within the bound (a simulator step that never returns), the stall callbacks run and the process exits with
+  :data:`~.watchdog.STALLED_EXIT_CODE`; the same command with ``--resume auto`` continues from the newest checkpoint.
 - ``recent_episodes``: the mean return and length of the latest finished episodes (for ``run_summary.json``).
 - TensorBoard continues a resumed run in the same folder: events at or after the resumed iteration, left by an
   attempt that was killed after its last checkpoint, are purged, so the curve stays continuous.
@@ -18,6 +21,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -27,6 +31,7 @@ from rsl_rl.utils.logger import Logger
 
 from ..compat import private_api
 from .checkpoints import remove_partial_writes, write_atomically
+from .watchdog import STALLED_EXIT_CODE, StallWatchdog
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGUSR1)
 """Signals that stop training after the current iteration, with its checkpoint saved: Ctrl-C, a scheduler's
@@ -34,6 +39,9 @@ termination and SLURM's pre-timeout ``--signal=USR1@...``."""
 
 IterationCallback = Callable[["Go2OnPolicyRunner", int, float, float], None]
 """``callback(runner, iteration, collection_time_s, learning_time_s)``."""
+
+StallCallback = Callable[[float], None]
+"""``callback(seconds_without_an_iteration)``, run by the watchdog's thread just before the process exits."""
 
 
 class _StopAfterIteration(Exception):
@@ -81,6 +89,8 @@ class Go2OnPolicyRunner(OnPolicyRunner):
             after_iteration=self._after_iteration,
         )
         self._callbacks: list[IterationCallback] = []
+        self._stall_callbacks: list[StallCallback] = []
+        self._watchdog: StallWatchdog | None = None
         self._stop_signal: int | None = None
         self.last_saved: str | None = None
 
@@ -122,6 +132,11 @@ class Go2OnPolicyRunner(OnPolicyRunner):
         """Call ``callback(runner, it, collect_time, learn_time)`` after every iteration."""
         self._callbacks.append(callback)
 
+    def add_stall_callback(self, callback: StallCallback) -> None:
+        """Call ``callback(seconds)`` when the stall watchdog ends the run (from its thread; the main thread is
+        stuck, so the callback sees the state of the last finished iteration)."""
+        self._stall_callbacks.append(callback)
+
     def request_stop(self, signum: int = signal.SIGINT) -> None:
         """Stop after the current iteration (all ranks at the same one) and save its checkpoint."""
         self._stop_signal = signum
@@ -154,6 +169,8 @@ class Go2OnPolicyRunner(OnPolicyRunner):
 
     def _after_iteration(self, it: int, collect_time: float, learn_time: float) -> None:
         self.current_learning_iteration = it
+        if self._watchdog is not None:
+            self._watchdog.beat()
         for callback in self._callbacks:
             callback(self, it, collect_time, learn_time)
         stop = self._stop_signal is not None
@@ -179,6 +196,10 @@ class Go2OnPolicyRunner(OnPolicyRunner):
 
         for signum in STOP_SIGNALS:
             previous[signum] = signal.signal(signum, on_signal)
+        timeout_s = float(self.cfg.get("stall_timeout_s") or 0)
+        if timeout_s > 0:
+            self._watchdog = StallWatchdog(timeout_s, self._on_stall)
+            self._watchdog.start()
         try:
             super().learn(num_learning_iterations, init_at_random_ep_len)
             return "completed"
@@ -190,10 +211,27 @@ class Go2OnPolicyRunner(OnPolicyRunner):
                 print(f"[go2] saved {path}")
             return "interrupted"
         finally:
+            if self._watchdog is not None:
+                self._watchdog.stop()
+                self._watchdog = None
             for signum, handler in previous.items():
                 signal.signal(signum, handler)
             if self.logger.writer is not None and hasattr(self.logger.writer, "flush"):
                 self.logger.writer.flush()
+
+    def _on_stall(self, seconds: float) -> None:
+        resume_from = self.last_saved or "the newest checkpoint of the run folder"
+        print(
+            f"[go2] no training iteration finished in {seconds:.0f} s (agent.stall_timeout_s = "
+            f"{self.cfg['stall_timeout_s']}) after iteration {self.current_learning_iteration}: the simulation step "
+            f"is stuck; exiting with code {STALLED_EXIT_CODE}. The same command with --resume auto continues from "
+            f"{resume_from}",
+            file=sys.stderr,
+        )
+        for callback in self._stall_callbacks:
+            callback(seconds)
+        if self.logger.writer is not None and hasattr(self.logger.writer, "flush"):
+            self.logger.writer.flush()
 
     def save(self, path: str, infos: dict | None = None) -> None:
         """RSL-RL's checkpoint, written atomically: a reader sees the previous file or the complete new one."""

@@ -3,7 +3,8 @@
 Built from Isaac Lab 3.0's RSL-RL training entrypoint helpers, in the same order, with these additions:
 ``--resume`` and ``--resume auto`` (requeued cluster jobs); checkpoint checks (exists, loads, fits the task)
 before the run folder is created; ``--headless``; several CPU ranks under torchrun; and, through the package's
-runner (:mod:`.runner`), Ctrl-C, SIGTERM or SIGUSR1 finishing the current iteration and saving ``model_<it>.pt``.
+runner (:mod:`.runner`), Ctrl-C, SIGTERM or SIGUSR1 finishing the current iteration and saving ``model_<it>.pt``, and
+a run whose simulation step hangs exiting with code 75 (``agent.stall_timeout_s``) for ``--resume auto`` to continue.
 """
 
 from __future__ import annotations
@@ -206,6 +207,7 @@ def _train(argv: list[str] | None) -> int:
                 task, log_dir, geometry, env_cfg.sim.device, physics=physics_record(env), previous=previous
             )
             runner.add_iteration_callback(recorder.on_iteration)
+            runner.add_stall_callback(lambda seconds: recorder.write(f"stalled: no iteration in {seconds:.0f} s"))
         try:
             runner.add_git_repo_to_log(__file__)
             if resume_path is not None:
