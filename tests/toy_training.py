@@ -60,7 +60,7 @@ class PointMassEnv:
         return self.get_observations(), rewards, dones.long(), extras
 
 
-def agent_cfg(save_interval: int, stall_timeout_s: float = 0.0) -> dict:
+def agent_cfg(save_interval: int, stall_timeout_s: float = 0.0, logger="tensorboard") -> dict:
     """A small PPO set-up in RSL-RL's dictionary form, with an observation normaliser."""
     mlp = {"class_name": "MLPModel", "hidden_dims": [16, 16], "activation": "elu", "obs_normalization": True}
     return {
@@ -85,7 +85,7 @@ def agent_cfg(save_interval: int, stall_timeout_s: float = 0.0) -> dict:
             "use_clipped_value_loss": True,
             "clip_param": 0.2,
         },
-        "logger": "tensorboard",
+        "logger": logger,
         "check_for_nan": True,
         "stall_timeout_s": stall_timeout_s,
     }
@@ -99,6 +99,9 @@ def main() -> int:
     parser.add_argument("--slow_save_s", type=float, default=0.0, help="sleep inside each checkpoint write")
     parser.add_argument("--iteration_s", type=float, default=0.0, help="sleep after each iteration")
     parser.add_argument("--stall_timeout_s", type=float, default=0.0, help="the runner's stall watchdog (0: off)")
+    parser.add_argument(
+        "--logger_dict", action="store_true", help="the logger in RSL-RL's dict form {'class_name': 'tensorboard'}"
+    )
     parser.add_argument("--hang_at_iteration", type=int, default=None, help="rank 0's step blocks for good in it")
     args = parser.parse_args()
 
@@ -122,7 +125,8 @@ def main() -> int:
         steps_per_iteration = agent_cfg(1)["num_steps_per_env"]
         hang_at_step = (args.hang_at_iteration - start_at) * steps_per_iteration + 1
     env = PointMassEnv(num_envs=16, seed=100 + rank, hang_at_step=hang_at_step)
-    cfg = agent_cfg(args.save_interval, args.stall_timeout_s)
+    logger = {"class_name": "tensorboard"} if args.logger_dict else "tensorboard"
+    cfg = agent_cfg(args.save_interval, args.stall_timeout_s, logger)
     runner = Go2OnPolicyRunner(env, cfg, log_dir=str(args.folder), device="cpu")
     start = 0
     if found is not None:

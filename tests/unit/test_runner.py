@@ -115,6 +115,20 @@ def test_kill_9_at_random_moments_always_resumes_from_a_loadable_checkpoint(tmp_
     assert not [p.name for p in folder.iterdir() if p.name.endswith(".tmp")]
 
 
+@pytest.mark.parametrize("logger", [[], ["--logger_dict"]], ids=["string form", "dict form"])
+def test_resume_after_a_lost_checkpoint_keeps_one_tensorboard_value_per_iteration(tmp_path, logger):
+    """RSL-RL accepts the TensorBoard writer as ``"tensorboard"`` or ``{"class_name": "tensorboard"}``: in both forms
+    a resume drops the steps an earlier attempt logged after its newest checkpoint."""
+    folder = tmp_path / "run"
+    first = _start(folder, "--max_iterations", "5", "--save_interval", "2", *logger)
+    assert first.wait(timeout=300) == 0, first.communicate()[0][-3000:]
+    (folder / "model_4.pt").unlink()  # iterations 3 and 4 were logged, their checkpoint lost
+    second = _start(folder, "--max_iterations", "7", "--save_interval", "2", *logger)
+    output = second.communicate(timeout=300)[0]
+    assert second.returncode == 0 and "resumed from model_2.pt at 3" in output, output[-3000:]
+    assert _tensorboard_steps(folder) == list(range(7))
+
+
 def test_two_cpu_ranks_hold_identical_weights_and_only_rank_0_writes(tmp_path):
     folder = tmp_path / "run"
     process = _start(folder, "--max_iterations", "3", ranks=2)

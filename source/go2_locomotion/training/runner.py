@@ -57,12 +57,12 @@ class _HookedLogger(Logger):
         self.purge_step: int | None = None
 
     def init_logging_writer(self) -> None:
-        super().init_logging_writer()
-        tensorboard = self.cfg.get("logger", "tensorboard") == "tensorboard"
-        if self.purge_step is not None and self.writer is not None and tensorboard:
-            # A new writer with purge_step makes TensorBoard drop steps >= purge_step of earlier event files.
-            from torch.utils.tensorboard import SummaryWriter
+        from torch.utils.tensorboard import SummaryWriter
 
+        super().init_logging_writer()
+        # by the writer's type, whichever form of the logger setting made it (W&B and Neptune writers subclass it)
+        if self.purge_step is not None and type(self.writer) is SummaryWriter:
+            # A new writer with purge_step makes TensorBoard drop steps >= purge_step of earlier event files.
             self.writer.close()
             self.writer = SummaryWriter(log_dir=self.log_dir, flush_secs=10, purge_step=self.purge_step)
 
