@@ -40,14 +40,14 @@ def wrapped_env(task: str, env_cfg, args: argparse.Namespace, agent_cfg, cleanup
 
 
 def make_runner(env, agent_cfg, log_dir: Path | None = None):
-    """The package's runner (:class:`~.runner.Go2OnPolicyRunner`); ``log_dir`` ``None`` for playback."""
+    """The package's runner registered for ``agent_cfg.class_name`` (:data:`~.plan.RUNNERS`); ``log_dir`` ``None``
+    for playback."""
     from isaaclab.utils import to_dict
 
-    from .runner import Go2OnPolicyRunner
+    from .plan import runner_class
 
-    return Go2OnPolicyRunner(
-        env, to_dict(agent_cfg), log_dir=None if log_dir is None else str(log_dir), device=agent_cfg.device
-    )
+    runner = runner_class(agent_cfg.class_name)
+    return runner(env, to_dict(agent_cfg), log_dir=None if log_dir is None else str(log_dir), device=agent_cfg.device)
 
 
 @contextlib.contextmanager

@@ -13,7 +13,6 @@ import argparse
 import contextlib
 import os
 import time
-from datetime import datetime
 from pathlib import Path
 
 from .. import pretrained
@@ -21,20 +20,12 @@ from ..assets.go2_description import JOINT_NAMES
 from ..envs import physics_record
 from ..errors import UsageError, exit_on_usage_error, usage_errors_exit
 from . import preflight, warm_start
-from .checkpoints import (
-    check_compatible,
-    log_root,
-    newest_loadable_checkpoint,
-    read_checkpoint,
-    resolve_checkpoint,
-)
+from .checkpoints import check_compatible, log_root, read_checkpoint
 from .cli import make_parser, parse_args
+from .plan import RESUME_AUTO, RESUME_CHECKPOINT, RunPlan, plan_run
 from .session import configs_from_cli, make_runner, wrapped_env
 from .summary import RunRecorder, load_summary
 from .task_ids import check_task, training_id
-
-RESUME_AUTO = "auto"
-"""``--resume auto``: re-enter the run folder named by ``--run_name`` and continue from its newest checkpoint."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -83,12 +74,12 @@ def resume_mode(args: argparse.Namespace, overrides: list[str]) -> str | None:
     if value is False:
         return None
     if value is True:
-        return "checkpoint"
+        return RESUME_CHECKPOINT
     if value == RESUME_AUTO:
         return RESUME_AUTO
     if "=" in value:
         overrides.insert(0, value)
-        return "checkpoint"
+        return RESUME_CHECKPOINT
     raise UsageError(f"--resume {value}: accepted are --resume (from --checkpoint) and --resume auto")
 
 
@@ -102,30 +93,13 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _train(argv: list[str] | None) -> int:
-    from isaaclab.app import launch_simulation
-    from isaaclab_rl.entrypoints.common import (
-        apply_env_overrides,
-        apply_video_recording,
-        dump_train_configs,
-        pre_launch_video_config,
-        validate_distributed_device,
-        write_run_manifest,
-    )
-
+    """Plan (arguments, configs, preflight, run folder), then launch and train."""
     args, overrides = parse_args(build_parser(), argv)
     resume = resume_mode(args, overrides)
     task = check_task(args.task)
     cpu_ranks = check_distributed_args(args, resume)
     warm = warm_start_checkpoint(args, resume, task, overrides)
-    env_cfg, agent_cfg = configs_from_cli(task, args, overrides)
-    if args.max_iterations is not None:
-        agent_cfg.max_iterations = args.max_iterations
-    # CPU ranks are this package's (gloo, in the runner): Isaac Lab's launcher would pin each rank to a GPU.
-    launch_args = argparse.Namespace(**{**vars(args), "distributed": False}) if cpu_ranks else args
-    apply_env_overrides(launch_args, env_cfg)
-    # the policy learns where the simulation runs (a distributed rank's cuda:<local rank> is set at launch)
-    agent_cfg.device = env_cfg.sim.device
-
+    env_cfg, agent_cfg, launch_args = _configs(task, args, overrides, cpu_ranks)
     problems = preflight.validate(env_cfg, agent_cfg)
     if problems:
         raise UsageError(*problems)
@@ -137,50 +111,67 @@ def _train(argv: list[str] | None) -> int:
         print_geometry(geometry)
         print("[go2] configuration OK")
         return 0
+    run = plan_run(
+        training_id(task),
+        runner=agent_cfg.class_name,
+        resume=resume,
+        root=log_root(agent_cfg.experiment_name),
+        max_iterations=agent_cfg.max_iterations,
+        geometry=geometry,
+        run_name=agent_cfg.run_name,
+        checkpoint=args.checkpoint,
+        timestamp=args.run_timestamp,
+        rank=int(os.getenv("RANK", "0")) if args.distributed else None,
+    )
+    if run.finished:
+        print(f"[go2] {run.log_dir} already holds iteration {run.checkpoint['iter']}: max_iterations reached")
+        return 0
+    return _launch_and_train(run, task, args, launch_args, env_cfg, agent_cfg, warm, cpu_ranks)
 
-    root = log_root(agent_cfg.experiment_name)
-    resume_path = checkpoint = None
-    iterations = agent_cfg.max_iterations
-    earlier_attempt = False
-    if resume == RESUME_AUTO:
-        log_dir = root / agent_cfg.run_name
-        earlier_attempt = log_dir.is_dir()
-        found = newest_loadable_checkpoint(log_dir) if earlier_attempt else None
-        if found is not None:
-            resume_path, checkpoint = found
-            iterations = agent_cfg.max_iterations - (checkpoint["iter"] + 1)
-            if iterations <= 0:
-                print(f"[go2] {log_dir} already holds iteration {checkpoint['iter']}: max_iterations reached")
-                return 0
-    else:
-        if resume == "checkpoint" or args.checkpoint:
-            resume_path = resolve_checkpoint(args.checkpoint or "latest", root=root, task=training_id(task))
-            checkpoint = read_checkpoint(resume_path)
-        run_name = args.run_timestamp or datetime.now().strftime("%Y-%m-%d_%H-%M-%S")
-        if agent_cfg.run_name:
-            run_name += f"_{agent_cfg.run_name}"
-        log_dir = root / run_name
+
+def _configs(task: str, args: argparse.Namespace, overrides: list[str], cpu_ranks: bool):
+    """``(env_cfg, agent_cfg, launch_args)`` with the command line applied."""
+    from isaaclab_rl.entrypoints.common import apply_env_overrides
+
+    env_cfg, agent_cfg = configs_from_cli(task, args, overrides)
+    if args.max_iterations is not None:
+        agent_cfg.max_iterations = args.max_iterations
+    # CPU ranks are this package's (gloo, in the runner): Isaac Lab's launcher would pin each rank to a GPU.
+    launch_args = argparse.Namespace(**{**vars(args), "distributed": False}) if cpu_ranks else args
+    apply_env_overrides(launch_args, env_cfg)
+    # the policy learns where the simulation runs (a distributed rank's cuda:<local rank> is set at launch)
+    agent_cfg.device = env_cfg.sim.device
+    return env_cfg, agent_cfg, launch_args
+
+
+def _launch_and_train(run: RunPlan, task, args, launch_args, env_cfg, agent_cfg, warm, cpu_ranks: bool) -> int:
+    """Launch the simulation, build the environment and the runner, and learn; the run folder exists from here."""
+    from isaaclab.app import launch_simulation
+    from isaaclab_rl.entrypoints.common import (
+        apply_video_recording,
+        dump_train_configs,
+        pre_launch_video_config,
+        validate_distributed_device,
+        write_run_manifest,
+    )
 
     pre_launch_video_config(env_cfg, launch_args)
     with launch_simulation(env_cfg, launch_args), usage_errors_exit(), contextlib.ExitStack() as cleanup:
         if not cpu_ranks:
             validate_distributed_device(args)
-        rank = int(os.getenv("RANK", "0")) if args.distributed else None
-        if rank is not None:
+        if run.rank is not None:
             agent_cfg.device = env_cfg.sim.device
-            agent_cfg.seed += rank
+            agent_cfg.seed += run.rank
         env_cfg.seed = agent_cfg.seed
-
-        rank_dir = log_dir if rank in (None, 0) else log_dir / f"rank_{rank}"
-        env_cfg.log_dir = str(rank_dir)
-        apply_video_recording(env_cfg, str(rank_dir), launch_args)
+        env_cfg.log_dir = str(run.rank_dir)
+        apply_video_recording(env_cfg, str(run.rank_dir), launch_args)
 
         env = wrapped_env(task, env_cfg, launch_args, agent_cfg, cleanup)
-        runner = make_runner(env, agent_cfg, log_dir)
-        if checkpoint is not None:
-            check_compatible(checkpoint, resume_path, runner.alg.get_policy(), task)
+        runner = make_runner(env, agent_cfg, run.log_dir)
+        if run.checkpoint is not None:
+            check_compatible(run.checkpoint, run.resume_from, runner.alg.get_policy(), task)
         warm_record = None
-        if warm is not None and resume_path is None:
+        if warm is not None and run.resume_from is None:
             layout = preflight.config_observation_term_widths(env_cfg)["policy"]
             warm_record = warm_start.apply(runner, warm[1], warm[0], warm[2], layout)
         # the live widths, now that the observation manager exists
@@ -190,37 +181,33 @@ def _train(argv: list[str] | None) -> int:
             agent_cfg,
             managers.observation_manager.group_obs_dim,
             managers.action_manager.total_action_dim,
-            world_size,
+            run.geometry.world_size,
         )
-        if rank in (None, 0):
-            print_geometry(geometry)
-
-        # From here on the run folder exists.
-        if rank in (None, 0):
-            write_run_manifest(str(log_dir), library="rsl_rl", task=task, metadata={"agent": args.agent})
-            if warm_record is not None:
-                warm_start.write_record(log_dir, warm_record)
         recorder = None
-        previous = load_summary(log_dir) if resume == RESUME_AUTO else None
-        if rank in (None, 0):
+        if run.writes_files:
+            print_geometry(geometry)
+            write_run_manifest(str(run.log_dir), library="rsl_rl", task=task, metadata={"agent": args.agent})
+            if warm_record is not None:
+                warm_start.write_record(run.log_dir, warm_record)
+            previous = load_summary(run.log_dir) if run.resume == RESUME_AUTO else None
             recorder = RunRecorder(
-                task, log_dir, geometry, env_cfg.sim.device, physics=physics_record(env), previous=previous
+                task, run.log_dir, geometry, env_cfg.sim.device, physics=physics_record(env), previous=previous
             )
             runner.add_iteration_callback(recorder.on_iteration)
             runner.add_stall_callback(lambda seconds: recorder.write(f"stalled: no iteration in {seconds:.0f} s"))
         try:
             runner.add_git_repo_to_log(__file__)
-            if resume_path is not None:
-                start_at = runner.resume(resume_path, checkpoint, same_folder=resume == RESUME_AUTO)
-                print(f"[go2] resumed from {resume_path}; continuing at iteration {start_at}")
-            elif earlier_attempt:
+            if run.resume_from is not None:
+                start_at = runner.resume(run.resume_from, run.checkpoint, same_folder=run.resume == RESUME_AUTO)
+                print(f"[go2] resumed from {run.resume_from}; continuing at iteration {start_at}")
+            elif run.earlier_attempt:
                 # an earlier attempt died before its first checkpoint: start over in its folder
                 runner.continue_in_folder_at(0)
-            dump_train_configs(str(rank_dir), env_cfg, agent_cfg)
-            print(f"[go2] logging to {log_dir}")
+            dump_train_configs(str(run.rank_dir), env_cfg, agent_cfg)
+            print(f"[go2] logging to {run.log_dir}")
             start = time.time()
-            status = runner.learn(iterations, agent_cfg.init_at_random_ep_len)
-            print(f"[go2] training {status} after {time.time() - start:.1f} s; checkpoints in {log_dir}")
+            status = runner.learn(run.iterations, agent_cfg.init_at_random_ep_len)
+            print(f"[go2] training {status} after {time.time() - start:.1f} s; checkpoints in {run.log_dir}")
         except KeyboardInterrupt:
             if recorder:
                 recorder.write("interrupted (forced: second signal)")
@@ -245,7 +232,7 @@ def warm_start_checkpoint(args: argparse.Namespace, resume: str | None, task: st
     if "=" in args.warm_start:
         overrides.insert(0, args.warm_start)
         args.warm_start = pretrained.KEYWORD
-    if resume == "checkpoint" or args.checkpoint:
+    if resume == RESUME_CHECKPOINT or args.checkpoint:
         raise UsageError(
             "--warm_start starts a new run; it cannot be combined with --resume or --checkpoint (with --resume auto "
             "it applies when the run folder holds no checkpoint yet)"
