@@ -2,6 +2,11 @@
 
 What it adds, each as a method of the subclass (no library method is replaced at run time):
 
+RSL-RL 5.5.1's ``learn`` loop offers no per-iteration hook and no way to stop early; its one per-iteration call into
+replaceable code is ``self.logger.log``. So the runner's logger is a subclass of RSL-RL's public ``Logger`` whose
+``log`` calls the runner back, and a requested stop leaves the loop by an exception raised there, caught in
+:meth:`Go2OnPolicyRunner.learn`, which saves that iteration's checkpoint.
+
 - ``add_iteration_callback``: called after every iteration, once RSL-RL has logged it.
 - ``request_stop``: the first SIGINT / SIGTERM / SIGUSR1 (a scheduler's pre-timeout signal) asks the run to stop
   after the current iteration; all ranks agree on the iteration; the checkpoint of that iteration is saved.
