@@ -10,12 +10,34 @@ VENV="${GO2_VENV:-.venv}"
 ISAACLAB_VERSION="3.0.0"
 
 # System packages the README's test command and features use (Debian/Ubuntu names): Debian's Chromium (the browser
-# tests drive it headless: playback in viser, recordings) and Mesa's OSMesa (MuJoCo's off-screen rendering on a
-# machine without a GPU: sim2sim --video, the README's animation). Installed before pip spends minutes, or refused
-# with the command to run. GO2_SYSTEM_PACKAGES=skip leaves them out (those tests then fail).
+# tests drive it headless: playback in viser, recordings), Mesa's OSMesa (MuJoCo's off-screen rendering on a
+# machine without a GPU: sim2sim --video, the README's animation) and CycloneDDS 0.10's C library with its headers
+# (the Go2's DDS version: the Python binding of the same version is built against it with the C compiler, see
+# docs/deploy_sdk2.md).
+# Installed before pip spends minutes, or refused with the command to run. GO2_SYSTEM_PACKAGES=skip leaves them out
+# (those tests then fail).
+shared_libraries() { ldconfig -p 2>/dev/null || /sbin/ldconfig -p 2>/dev/null; }
+
+# grep reads the whole list (no -q): an early exit would cut ldconfig off with SIGPIPE, which pipefail reports
+has_library() { shared_libraries | grep "$1" >/dev/null; }
+
 missing_system_packages() {
     command -v chromium >/dev/null || echo chromium
-    { ldconfig -p 2>/dev/null || /sbin/ldconfig -p 2>/dev/null; } | grep -q 'libOSMesa\.so' || echo libosmesa6
+    has_library 'libOSMesa\.so' || echo libosmesa6
+    has_library 'libddsc\.so ' || echo cyclonedds-dev
+    command -v cc >/dev/null || echo gcc  # builds CycloneDDS's Python binding (a C extension)
+}
+
+# CycloneDDS 0.10's Python binding builds against the C library of $CYCLONEDDS_HOME, where it looks for include/,
+# bin/ and lib/libddsc.so; Debian keeps the library in its multiarch folder, so the home is a folder of links.
+cyclonedds_home() {
+    local home="$VENV/cyclonedds-home" lib
+    lib="$(shared_libraries | grep 'libddsc\.so ' | tail -n 1 | sed 's/.*=> //')"
+    mkdir -p "$home"
+    ln -sfn /usr/include "$home/include"
+    ln -sfn /usr/bin "$home/bin"
+    ln -sfn "$(dirname "$lib")" "$home/lib"
+    echo "$home"
 }
 
 install_system_packages() {
@@ -72,6 +94,7 @@ fi
 # extras and the USD converter (to check and rebuild the shipped Go2 asset). OvPhysX 0.6.4 pins packaging<24, so
 # pip picks a pytest that accepts it. `isaaclab[ov]` is not used: its RTX renderer (ovrtx) is a stub on PyPI that
 # downloads from elsewhere, and physics does not need it.
-echo "setup.sh: installing isaaclab[ovphysx]==$ISAACLAB_VERSION and go2_locomotion[test,usd-build] (first time: ~7 min, ~7 GB)"
-"$VENV/bin/python" -m pip install --quiet "isaaclab[ovphysx]==$ISAACLAB_VERSION" -e ".[test,usd-build]"
+export CYCLONEDDS_HOME="${CYCLONEDDS_HOME:-$(cyclonedds_home)}"
+echo "setup.sh: installing isaaclab[ovphysx]==$ISAACLAB_VERSION and go2_locomotion[test,usd-build,sdk2] (first time: ~7 min, ~7 GB)"
+"$VENV/bin/python" -m pip install --quiet "isaaclab[ovphysx]==$ISAACLAB_VERSION" -e ".[test,usd-build,sdk2]"
 echo "setup.sh: done. Enter the environment with: source $VENV/bin/activate   (then: python -m pytest; python scripts/train.py ...)"

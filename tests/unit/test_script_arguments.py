@@ -97,6 +97,24 @@ CASES = [
     (["view_recording.py", "missing.viser", "--html", "/dev/null/a/r.html"], "--html /dev/null/a: /dev/null is a"),
     (["curves.py", ".", "--out", "/dev/null/a"], "--out /dev/null/a: /dev/null is a file"),
     (["benchmark.py", "--out", "/dev/null/a"], "--out /dev/null/a: /dev/null is a file"),
+    (["deploy_sdk2.py", "--bundle", "pretrained", "--network", "nope0"], "--network nope0: no such network interface"),
+    (["deploy_sdk2.py", "--bundle", "nope", "--network", "lo"], "--bundle nope: nope: bundle folder not found"),
+    (["deploy_sdk2.py", "--bundle", "pretrained", "--network", "lo", "--ramp", "0.2"], "--ramp 0.2: the stand-up"),
+    (["deploy_sdk2.py", "--bundle", "pretrained", "--network", "lo", "--domain", "999"], "--domain 999: DDS domain"),
+    (
+        ["deploy_sdk2.py", "--bundle", "pretrained", "--network", "lo", "--commands", "walk:x:1,0,0"],
+        "--commands: segment 'walk:x:1,0,0' is not name:seconds:vx,vy,wz",
+    ),
+    (
+        ["deploy_sdk2.py", "--bundle", "pretrained", "--network", "lo", "--log", "/dev/null/a/l.jsonl"],
+        "--log /dev/null/a: /dev/null is a file",
+    ),
+    (["sim_go2.py", "--network", "nope0"], "--network nope0: no such network interface"),
+    (["sim_go2.py", "--remote", "soon:start"], "--remote: 'soon:start' is not seconds:action"),
+    (["sim_go2.py", "--remote", "2:Z"], "--remote: '2:Z': unknown button 'Z'"),
+    (["sim_go2.py", "--remote", "2:ly=3"], "sticks are lx, ly, rx, ry, set to a value in [-1, 1]"),
+    (["sim_go2.py", "--duration", "-1"], "--duration -1: give a positive number of seconds"),
+    (["sim_go2.py", "--video", "/dev/null/a/v.gif"], "--video /dev/null/a: /dev/null is a file"),
 ]
 
 

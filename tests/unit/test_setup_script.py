@@ -1,4 +1,5 @@
-"""./setup.sh installs the system packages the tests and features need (Debian's chromium, Mesa's OSMesa) before
+"""./setup.sh installs the system packages the tests and features need (Debian's chromium, Mesa's OSMesa, CycloneDDS
+0.10's C library and a C compiler to build its Python binding) before
 pip, or stops with one line naming them; and every script started with a Python that lacks the package says which
 environment to use. Run with stub programs on a PATH of their own, so nothing is installed."""
 
@@ -30,9 +31,12 @@ def _bin(tmp_path: Path, uid: int, apt: bool, sudo: bool, have: tuple[str, ...] 
     for tool in TOOLS:
         (folder / tool).symlink_to(shutil.which(tool))
     _stub(folder, "id", f"echo {uid}")
-    _stub(folder, "ldconfig", "echo '\tlibOSMesa.so.8 (libc6,x86-64) => /x/libOSMesa.so.8'" if "osmesa" in have else "")
-    if "chromium" in have:
-        _stub(folder, "chromium", "")
+    libraries = {"osmesa": "libOSMesa.so.8", "cyclonedds": "libddsc.so"}
+    lines = [f"echo '\t{name} (libc6,x86-64) => /x/{name}'" for key, name in libraries.items() if key in have]
+    _stub(folder, "ldconfig", "\n".join(lines))
+    for program in ("chromium", "cc"):
+        if program in have:
+            _stub(folder, program, "")
     if apt:
         _stub(folder, "apt-get", f'echo "apt-get $*" >> {tmp_path}/calls')
     if sudo:
@@ -54,19 +58,19 @@ def test_missing_packages_without_apt_or_root_stop_with_one_line_before_pip(tmp_
     result = _setup(tmp_path, _bin(tmp_path, uid=1000, apt=True, sudo=False))
     assert result.returncode == 2, result.stderr
     (line,) = result.stderr.splitlines()
-    assert "missing system packages: chromium libosmesa6" in line
-    assert "apt-get install -y chromium libosmesa6" in line
+    assert "missing system packages: chromium libosmesa6 cyclonedds-dev gcc" in line
+    assert "apt-get install -y chromium libosmesa6 cyclonedds-dev gcc" in line
     assert _calls(tmp_path) == [] and not (tmp_path / "venv").exists()
 
     no_apt = tmp_path / "no_apt"
     no_apt.mkdir()
-    result = _setup(no_apt, _bin(no_apt, uid=0, apt=False, sudo=False, have=("chromium",)))
+    result = _setup(no_apt, _bin(no_apt, uid=0, apt=False, sudo=False, have=("chromium", "cyclonedds", "cc")))
     assert result.returncode == 2 and "missing system packages: libosmesa6" in result.stderr
 
 
 @pytest.mark.parametrize(("uid", "sudo", "prefix"), [(0, False, ""), (1000, True, "sudo apt-get\n")])
 def test_missing_packages_are_installed_with_apt_as_root_or_through_sudo(tmp_path, uid, sudo, prefix):
-    result = _setup(tmp_path, _bin(tmp_path, uid=uid, apt=True, sudo=sudo, have=("osmesa",)))
+    result = _setup(tmp_path, _bin(tmp_path, uid=uid, apt=True, sudo=sudo, have=("osmesa", "cyclonedds", "cc")))
     # the stubs install nothing; set-up then goes on to its Python step, which finds no Python 3.12 here
     assert "installing system packages: chromium" in result.stdout, result.stdout + result.stderr
     apt = [call for call in _calls(tmp_path) if call.startswith("apt-get")]
@@ -76,7 +80,9 @@ def test_missing_packages_are_installed_with_apt_as_root_or_through_sudo(tmp_pat
 
 
 def test_nothing_is_installed_when_the_packages_are_there(tmp_path):
-    result = _setup(tmp_path, _bin(tmp_path, uid=0, apt=True, sudo=False, have=("chromium", "osmesa")))
+    result = _setup(
+        tmp_path, _bin(tmp_path, uid=0, apt=True, sudo=False, have=("chromium", "osmesa", "cyclonedds", "cc"))
+    )
     assert _calls(tmp_path) == [] and "installing system packages" not in result.stdout
 
 

@@ -1,0 +1,464 @@
+"""The SDK2 test bench: the simulated Go2 and the deploy controller as real processes on the loopback interface,
+their records read back, a fake robot and a spy for the tests, and the figures ``docs/deploy_sdk2.md`` quotes.
+
+    python -m go2_locomotion.deploy.sdk2.bench --seconds 60 --out logs/sdk2_bench   # the measurement
+
+Each process runs in a session of its own (``start_new_session``): the kernel then schedules it as its own group,
+so one process's start-up burst does not stall the other's real-time loop, and the whole group can be killed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import bisect
+import collections
+import contextlib
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from ..sim2sim.loop import Segment, parse_segments
+from ..sim2sim.report import SETTLE_S
+from .dds import Bus
+from .figures import TOPIC_LOWCMD, TOPIC_LOWSTATE
+from .messages import LowCmd_, LowState_, MotorCommand, RobotReading, command_arrays, lowstate, reading
+
+SCRIPTS = Path(__file__).parents[4] / "scripts"
+"""The repository's ``scripts/`` folder (the bench runs the scripts as a user does)."""
+
+MEASURE_SEGMENTS = tuple(
+    parse_segments(
+        "stand:2:0,0,0 forward:10:0.6,0,0 lateral:8:0,0.4,0 turn:8:0,0,0.8 fast:10:1,0,0 backward:8:-0.5,0,0 "
+        "arc:10:0.5,0,-0.5 stop:4:0,0,0"
+    )
+)
+"""60 s of walking for the timing measurement: every kind of command the policy was trained on."""
+
+
+def random_domain() -> int:
+    """A DDS domain id for one test or measurement, so that parallel runs do not meet (ids 100-229)."""
+    return 100 + random.Random(os.getpid() ^ time.monotonic_ns()).randrange(130)
+
+
+def segments_text(segments) -> str:
+    """The ``--commands`` text of ``segments``."""
+    return " ".join(f"{s.name}:{s.duration_s:g}:{','.join(f'{v:g}' for v in s.command)}" for s in segments)
+
+
+# --- processes --------------------------------------------------------------------------------------------------------
+@dataclass
+class Process:
+    """A script started by the bench; its output goes to ``output``."""
+
+    popen: subprocess.Popen
+    output: Path
+
+    def text(self) -> str:
+        return self.output.read_text() if self.output.exists() else ""
+
+    def signal(self, signum: int) -> None:
+        """Send ``signum`` to the process (not to its group: a Ctrl-C reaches the program, as typed)."""
+        if self.popen.poll() is None:
+            self.popen.send_signal(signum)
+
+    def kill(self) -> None:
+        """SIGKILL the process and anything it started."""
+        if self.popen.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.popen.pid, signal.SIGKILL)
+        self.popen.wait()
+
+    def wait(self, timeout: float) -> int:
+        return self.popen.wait(timeout=timeout)
+
+    def wait_for(self, text: str, timeout: float) -> bool:
+        """Whether ``text`` appears in the output within ``timeout`` seconds (while the process lives)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if text in self.text():
+                return True
+            if self.popen.poll() is not None:
+                return text in self.text()
+            time.sleep(0.05)
+        return False
+
+
+class Bench:
+    """Starts scripts in ``folder`` on one DDS domain and kills whatever is left when it closes."""
+
+    def __init__(self, folder: Path, domain: int | None = None, nice: int = 0):
+        self.folder, self.domain = Path(folder), random_domain() if domain is None else domain
+        self.nice = nice
+        self.processes: list[Process] = []
+
+    def start(self, name: str, script: str, *args: str) -> Process:
+        output = self.folder / f"{name}.out"
+        command = [sys.executable, str(SCRIPTS / script), *args, "--domain", str(self.domain)]
+        with output.open("w") as sink:
+            popen = subprocess.Popen(
+                command,
+                stdout=sink,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                cwd=self.folder,
+                start_new_session=True,
+                preexec_fn=(lambda: os.nice(self.nice)) if self.nice else None,
+                env={**os.environ, "PYTHONUNBUFFERED": "1"},
+            )
+        process = Process(popen, output)
+        self.processes.append(process)
+        return process
+
+    def sim(self, *args: str, name: str = "sim") -> Process:
+        """``scripts/sim_go2.py`` with its record in ``<folder>/<name>.jsonl``."""
+        return self.start(name, "sim_go2.py", "--log", f"{name}.jsonl", *args)
+
+    def controller(self, *args: str, bundle: str = "pretrained", name: str = "controller") -> Process:
+        """``scripts/deploy_sdk2.py --network lo`` with its log in ``<folder>/<name>.jsonl``."""
+        return self.start(
+            name, "deploy_sdk2.py", "--bundle", bundle, "--network", "lo", "--log", f"{name}.jsonl", *args
+        )
+
+    def close(self) -> None:
+        for process in self.processes:
+            process.kill()
+
+    def __enter__(self) -> Bench:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def read_jsonl(path: Path) -> list[dict]:
+    """The records of a JSON-lines file (a line cut short by a kill is left out)."""
+    rows = []
+    for line in Path(path).read_text().splitlines():
+        try:
+            rows.append(json.loads(line))
+        except json.JSONDecodeError:
+            continue
+    return rows
+
+
+# --- records ----------------------------------------------------------------------------------------------------------
+@dataclass
+class SimRecord:
+    """What ``scripts/sim_go2.py --log`` wrote."""
+
+    trunk: list[dict]
+    """Every 20 ms: ``t`` (simulated s), ``wall`` (monotonic s), ``pos`` [m], ``vel`` (trunk frame) [m/s], ``wz``
+    [rad/s], ``height`` [m], ``down``, LowCmd counts."""
+    ready: dict[int, float]
+    """LowState tick [ms] -> when it was ready to send (monotonic s)."""
+    arrivals: list[dict]
+    """Every LowCmd: ``cmd`` (its CRC field), ``recv`` (monotonic s), ``crc_ok``, ``kp`` / ``kd`` means."""
+    summary: dict | None
+
+    @classmethod
+    def read(cls, path: Path) -> SimRecord:
+        rows = read_jsonl(path)
+        summary = next((r["summary"] for r in rows if "summary" in r), None)
+        return cls(
+            trunk=[r for r in rows if "pos" in r],
+            ready={r["tick"]: r["ready"] for r in rows if "ready" in r},
+            arrivals=[r for r in rows if "recv" in r],
+            summary=summary,
+        )
+
+    def at(self, time_s: float) -> dict:
+        """The trunk record nearest to simulated ``time_s``."""
+        times = [r["t"] for r in self.trunk]
+        k = min(bisect.bisect_left(times, time_s), len(times) - 1)
+        return self.trunk[k]
+
+
+@dataclass
+class ControllerRecord:
+    """What ``scripts/deploy_sdk2.py --log`` wrote."""
+
+    steps: list[dict]
+    summary: dict | None
+
+    @classmethod
+    def read(cls, path: Path) -> ControllerRecord:
+        rows = read_jsonl(path)
+        return cls(
+            steps=[r for r in rows if "mode" in r], summary=next((r["summary"] for r in rows if "summary" in r), None)
+        )
+
+    def policy_start(self) -> float:
+        """Simulated time [s] of the LowState the first policy step acted on."""
+        first = next(r for r in self.steps if r["mode"] == "policy")
+        return first["tick"] / 1000.0
+
+
+def segment_velocities(sim: SimRecord, start_s: float, segments, settle_s: float = SETTLE_S) -> list[list[float]]:
+    """Per segment: mean ``[vx, vy, wz]`` [m/s, m/s, rad/s] of the trunk over the segment after ``settle_s``, the
+    segments laid end to end from simulated time ``start_s`` (what sim-to-sim's report computes)."""
+    out, t = [], start_s
+    for segment in segments:
+        rows = [r for r in sim.trunk if t + settle_s <= r["t"] < t + segment.duration_s]
+        out.append([*np.mean([r["vel"][:2] for r in rows], axis=0).tolist(), float(np.mean([r["wz"] for r in rows]))])
+        t += segment.duration_s
+    return out
+
+
+def added_latency(sim: SimRecord, controller: ControllerRecord) -> dict[str, np.ndarray]:
+    """Per policy step [s]: ``state`` (LowState ready in the simulator -> decoded in the controller) and
+    ``command`` (targets computed in the controller -> LowCmd decoded and CRC-checked in the simulator); a LowCmd
+    is found by its CRC, first arrival after it was made."""
+    arrivals = collections.defaultdict(list)
+    for a in sim.arrivals:
+        arrivals[a["cmd"]].append(a["recv"])
+    state, command = [], []
+    for step in controller.steps:
+        if "tick" not in step or step.get("tick") not in sim.ready:
+            continue
+        times = sorted(arrivals.get(step["crc"], ()))
+        k = bisect.bisect_left(times, step["ready"])
+        if k < len(times):
+            state.append(step["received"] - sim.ready[step["tick"]])
+            command.append(times[k] - step["ready"])
+    return {"state": np.asarray(state), "command": np.asarray(command)}
+
+
+def stall(folder: Path, bound_s: float, sim: str = "sim", controller: str = "controller") -> str | None:
+    """A stall of the machine that the bench could not ride out: after the controller began commanding, the
+    simulated Go2 published no LowState, or the controller did not run, for longer than half the stale bound
+    ``bound_s`` (a healthy bench shows gaps of one period, 5 and 20 ms; a LowState also waits in the reader's
+    queue and in transit, so half the bound of the gap alone is already a stall). ``None`` when both kept time (or,
+    without the simulator's record, when the controller did): a failure is then the code's."""
+    steps = (
+        ControllerRecord.read(folder / f"{controller}.jsonl").steps if (folder / f"{controller}.jsonl").exists() else []
+    )
+    commanding = [r["t"] for r in steps if "t" in r]
+    if not commanding:
+        return None
+    sim_log = folder / f"{sim}.jsonl"
+    ready = sorted(t for t in SimRecord.read(sim_log).ready.values() if t >= commanding[0]) if sim_log.exists() else []
+    for name, times in (("the simulated Go2 published no LowState", ready), ("the controller did not run", commanding)):
+        gaps = np.diff(times) if len(times) > 1 else np.zeros(0)
+        if gaps.size and gaps.max() > bound_s / 2:
+            return f"{name} for {1e3 * gaps.max():.0f} ms (bound {1e3 * bound_s:.0f} ms)"
+    return None
+
+
+# --- a fake robot and a spy, in the caller's process ------------------------------------------------------------------
+@dataclass
+class Traffic:
+    """Everything seen on one topic: arrival times (monotonic s) and the decoded samples."""
+
+    times: list[float] = field(default_factory=list)
+    samples: list = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def add(self, sample, received: float) -> None:
+        with self.lock:
+            self.times.append(received)
+            self.samples.append(sample)
+
+    def since(self, start: float) -> list[tuple[float, object]]:
+        with self.lock:
+            return [(t, s) for t, s in zip(self.times, self.samples, strict=True) if t >= start]
+
+
+class Spy:
+    """Records ``rt/lowcmd`` (as :class:`~.messages.MotorCommand`) and, unless ``states`` is false, ``rt/lowstate``
+    (as :class:`~.messages.RobotReading`) on a bus."""
+
+    def __init__(self, bus: Bus, states: bool = True):
+        self.commands, self.states = Traffic(), Traffic()
+        bus.subscribe(TOPIC_LOWCMD, LowCmd_, lambda s, t: self.commands.add(command_arrays(s), t))
+        if states:
+            bus.subscribe(TOPIC_LOWSTATE, LowState_, lambda s, t: self.states.add(reading(s, received=t), t))
+
+
+class FakeRobot:
+    """Publishes LowStates at ``rate_hz`` from a thread, made by ``state(t)`` (seconds since start -> keyword
+    arguments of :func:`~.messages.lowstate`, without ``tick``); :meth:`pause` stops the flow as a dead robot
+    would."""
+
+    def __init__(self, bus: Bus, state: Callable[[float], dict], rate_hz: float = 200.0):
+        self._writer = bus.writer(TOPIC_LOWSTATE, LowState_)
+        self._state, self._period = state, 1.0 / rate_hz
+        self._stop, self.paused = threading.Event(), threading.Event()
+        self.start = time.monotonic()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        k = 0
+        while not self._stop.is_set():
+            t = k * self._period
+            delay = self.start + t - time.monotonic()
+            if delay > 0:
+                time.sleep(delay)
+            if not self.paused.is_set():
+                self._writer.write(lowstate(tick=round(1000 * t), **self._state(t)))
+            k += 1
+
+    def pause(self) -> float:
+        """Stop publishing; returns when (monotonic s)."""
+        self.paused.set()
+        return time.monotonic()
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=1.0)
+
+
+def standing_state(standing: np.ndarray) -> dict:
+    """A robot standing still in pose ``standing`` (SDK2 order), level, four feet loaded (N-like readings)."""
+    return {
+        "q": standing,
+        "dq": np.zeros(len(standing)),
+        "tau": np.zeros(len(standing)),
+        "quaternion": [1.0, 0.0, 0.0, 0.0],
+        "gyroscope": [0.0, 0.0, 0.0],
+        "accelerometer": [0.0, 0.0, 9.81],
+        "rpy": [0.0, 0.0, 0.0],
+        "foot_force": [37.0, 37.0, 37.0, 37.0],
+    }
+
+
+def standing_reading(standing: np.ndarray, *, tick: int = 0, received: float = 0.0, **changes) -> RobotReading:
+    """A decoded LowState (:class:`~.messages.RobotReading`) of the robot of :func:`standing_state`; ``changes``
+    replace fields (``remote`` takes the 40 bytes)."""
+    state = standing_state(standing)
+    state.pop("rpy")
+    fields = {key: np.asarray(value, dtype=np.float64) for key, value in state.items()}
+    fields.update(tick=tick, received=received, remote=bytes(40), crc_ok=True)
+    fields.update(changes)
+    return RobotReading(**fields)
+
+
+def damping_since(commands: Traffic, start: float) -> float | None:
+    """Arrival time of the first command after ``start`` with kp 0 on every motor (damping), or ``None``."""
+    for t, command in commands.since(start):
+        if isinstance(command, MotorCommand) and not np.any(command.kp):
+            return t
+    return None
+
+
+def first_reading(states: Traffic) -> RobotReading | None:
+    with states.lock:
+        return states.samples[0] if states.samples else None
+
+
+# --- the measurement --------------------------------------------------------------------------------------------------
+def measure(out: Path, seconds: float, nice: int) -> dict:
+    """Run the simulated Go2 and the pretrained policy over DDS for ``seconds`` of walking; returns and writes
+    ``bench.json``: added latency, the controller's timing, the simulator's lag, velocity per segment next to
+    in-process sim-to-sim's."""
+    from ... import pretrained
+    from ..bundle import load_bundle
+    from ..sim2sim.loop import run as sim2sim_run
+
+    segments, total = [], 0.0
+    for segment in MEASURE_SEGMENTS:  # cut to ``seconds``
+        duration = min(segment.duration_s, seconds - total)
+        if duration <= 0:
+            break
+        segments.append(Segment(segment.name, duration, segment.command))
+        total += duration
+    out.mkdir(parents=True, exist_ok=True)
+    stalls = []
+    for attempt in range(MEASURE_ATTEMPTS):
+        run = out / f"run_{attempt}"
+        run.mkdir(exist_ok=True)
+        with Bench(run, nice=nice) as bench:
+            controller = bench.controller("--autostart", "--commands", segments_text(segments))
+            if not controller.wait_for("waiting for LowState", 120):
+                raise RuntimeError(f"the controller did not start:\n{controller.text()}")
+            sim = bench.sim("--duration", f"{total + 30:g}")
+            try:
+                code = controller.wait(total + 90)
+            except subprocess.TimeoutExpired:
+                code = None
+            sim.signal(signal.SIGINT)
+            sim.wait(30)
+        stalled = stall(run, float(bench_stale_s()))
+        if code == 0 or stalled is None:
+            break
+        stalls.append(stalled)
+    if code != 0:
+        raise RuntimeError(f"the scripted walk did not finish (exit code {code}; stalls: {stalls}); see {run}")
+    sim_record, ctl_record = SimRecord.read(run / "sim.jsonl"), ControllerRecord.read(run / "controller.jsonl")
+    latency = added_latency(sim_record, ctl_record)
+    start = ctl_record.policy_start()
+    dds = segment_velocities(sim_record, start, segments)
+    in_process = [s["mean_velocity"] for s in sim2sim_run(load_bundle(pretrained.bundle()), segments)["segments"]]
+
+    def stats(values: np.ndarray) -> dict:
+        ms = 1e3 * values
+        return {
+            k: round(float(f(ms)), 3)
+            for k, f in (("mean_ms", np.mean), ("p99_ms", lambda x: np.percentile(x, 99)), ("max_ms", np.max))
+        }
+
+    walked = np.subtract(sim_record.at(start + total)["pos"][:2], sim_record.at(start)["pos"][:2])
+    figures = {
+        "controller_exit_code": code,
+        "runs_stopped_by_a_stall": stalls,
+        "records": str(run),
+        "policy_seconds": total,
+        "latency": {
+            key: stats(value) for key, value in {**latency, "added": latency["state"] + latency["command"]}.items()
+        },
+        "controller_timing": ctl_record.summary["timing"] if ctl_record.summary else None,
+        "simulator": sim_record.summary,
+        "walked_m": round(float(np.linalg.norm(walked)), 3),
+        "segments": [
+            {
+                "name": s.name,
+                "command": list(s.command),
+                "dds": np.round(d, 3).tolist(),
+                "in_process": np.round(p, 3).tolist(),
+            }
+            for s, d, p in zip(segments, dds, in_process, strict=True)
+        ],
+        "load_average": os.getloadavg(),
+        "cpus": os.cpu_count(),
+    }
+    (out / "bench.json").write_text(json.dumps(figures, indent=2))
+    return figures
+
+
+MEASURE_ATTEMPTS = 3
+"""Runs the measurement may take when the machine stalls one beyond the stale bound (the controller then damps)."""
+
+
+def bench_stale_s() -> float:
+    """The pretrained policy's stale bound [s]."""
+    from ... import pretrained
+    from ..bundle import read_manifest
+    from .figures import STALE_POLICY_PERIODS
+
+    return STALE_POLICY_PERIODS * float(read_manifest(pretrained.bundle() / "deploy.yaml")["timing"]["policy_dt"])
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m go2_locomotion.deploy.sdk2.bench``: the timing and tracking measurement."""
+    parser = argparse.ArgumentParser(description="Measure the DDS deploy path on the simulated Go2 (loopback).")
+    parser.add_argument("--seconds", type=float, default=60.0, help="Seconds of scripted walking (at most 60).")
+    parser.add_argument("--out", type=Path, default=Path("logs/sdk2_bench"), help="Folder for records and bench.json.")
+    parser.add_argument("--nice", type=int, default=0, help="Niceness of the two processes (e.g. 10 on a shared box).")
+    args = parser.parse_args(argv)
+    figures = measure(args.out, min(args.seconds, sum(s.duration_s for s in MEASURE_SEGMENTS)), args.nice)
+    print(json.dumps(figures, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,372 @@
+"""A simulated Go2 that speaks the robot's DDS topics: it reads ``rt/lowcmd`` and publishes ``rt/lowstate``, in real
+time, as the test bench for the deploy controller and the first thing a user tries.
+
+The robot is sim-to-sim's MuJoCo Go2 (:class:`~go2_locomotion.deploy.sim2sim.Go2Plant`: this package's
+description, the bundle's recorded friction, integrator, cone and substeps). Every physics step of the training
+simulator (``sim_dt``, 5 ms for the Go2 tasks: 200 Hz) the motors apply the SDK2 PD law ``kp (q* - q) +
+kd (dq* - dq) + tau`` of the newest valid LowCmd within the bundle's DC-motor limits, the torque held over the
+MuJoCo substeps as in training and sim-to-sim, and a LowState goes out as the robot fills it: joint positions,
+speeds and torques in SDK2 order, the IMU (quaternion w x y z, gyroscope and accelerometer in the trunk frame,
+roll-pitch-yaw), foot contact forces (FR, FL, RR, RL, in newtons; a real Go2 reports raw counts), a millisecond
+tick, the remote's bytes (scripted with ``--remote``) and the CRC. A real Go2 publishes LowState at 500 Hz and its
+motor drivers run the law faster still; 200 Hz keeps the dynamics those of training and sim-to-sim, and the
+simulator light enough for two shared cores. Each step publishes the LowState first and takes the newest LowCmd
+:data:`~.figures.SIM_COMMAND_CUTOFF` of a step later (4 of 5 ms), just before it integrates: a controller that
+answers within that time acts on the very next step, as on a robot whose drivers apply a command when it arrives
+(and as in-process sim-to-sim, where the policy's targets act at once).
+
+Like the robot's motor drivers: a LowCmd whose CRC does not match is ignored; before the first valid LowCmd the
+motors give no torque; without new commands the last one keeps acting (a controller that dies mid-walk leaves the
+robot on its last targets: that is why the controller sends damping on every way out).
+
+The record (``--log``, JSON lines) is what the tests measure: the trunk's position and velocity at 50 Hz, every
+LowState's tick with when it was ready, every LowCmd with when it arrived and whether its CRC held.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import signal
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import mujoco
+import numpy as np
+
+from ..bundle import Bundle
+from ..sim2sim.gif import GifRecorder
+from ..sim2sim.plant import Go2Plant, dc_motor_torque
+from .dds import Bus
+from .estimator import SDK2_LEGS
+from .figures import (
+    SIM_CATCH_UP_LIMIT_S,
+    SIM_COMMAND_CUTOFF,
+    SIM_FOOT_FORCE_PER_NEWTON,
+    SIM_LAG_WARNING_S,
+    SIM_RECORD_EVERY_S,
+    SIM_REMOTE_PRESS_S,
+    TOPIC_LOWCMD,
+    TOPIC_LOWSTATE,
+)
+from .messages import LowCmd_, LowState_, MotorCommand, command_arrays, leaf, lowstate
+from .remote import RemoteState, encode
+from .timing import freeze_heap
+
+PREFIX = "[go2 sim]"
+
+
+@dataclass(frozen=True)
+class RemoteEvent:
+    """One scripted remote action."""
+
+    time_s: float
+    """When, in simulated seconds since the start."""
+    buttons: frozenset[str]
+    """Buttons pressed (held :data:`SIM_REMOTE_PRESS_S`); empty for a stick move."""
+    stick: tuple[str, float] | None
+    """A stick set from now on: (``lx`` | ``ly`` | ``rx`` | ``ry``, position in [-1, 1])."""
+
+
+def parse_remote(text: str) -> list[RemoteEvent]:
+    """Parse ``"2:start 6:start 7:ly=0.8 12:ly=0 13:select 13.5:select 20:L2+B"``.
+
+    Raises:
+        ValueError: A token is malformed; the message names it and the accepted form.
+    """
+    from .figures import REMOTE_BUTTON_BITS
+
+    events = []
+    for token in text.split():
+        when, _, action = token.partition(":")
+        try:
+            time_s = float(when)
+        except ValueError:
+            time_s = -1.0
+        if time_s < 0 or not math.isfinite(time_s) or not action:
+            raise ValueError(f"--remote: {token!r} is not seconds:action (e.g. 2:start, 7:ly=0.8, 20:L2+B)")
+        if "=" in action:
+            stick, _, value = action.partition("=")
+            try:
+                position = float(value)
+            except ValueError:
+                position = math.nan
+            if stick not in ("lx", "ly", "rx", "ry") or not -1.0 <= position <= 1.0:
+                raise ValueError(f"--remote: {token!r}: sticks are lx, ly, rx, ry, set to a value in [-1, 1]")
+            events.append(RemoteEvent(time_s, frozenset(), (stick, position)))
+        else:
+            buttons = frozenset(action.split("+"))
+            unknown = sorted(buttons - set(REMOTE_BUTTON_BITS))
+            if unknown:
+                raise ValueError(
+                    f"--remote: {token!r}: unknown button {unknown[0]!r}; accepted: {', '.join(REMOTE_BUTTON_BITS)}"
+                )
+            events.append(RemoteEvent(time_s, buttons, None))
+    return sorted(events, key=lambda e: e.time_s)
+
+
+def remote_at(events: list[RemoteEvent], time_s: float) -> RemoteState:
+    """The scripted remote at ``time_s``: buttons held within :data:`SIM_REMOTE_PRESS_S` of their press, each stick at
+    its last setting."""
+    buttons: set[str] = set()
+    sticks = {"lx": 0.0, "ly": 0.0, "rx": 0.0, "ry": 0.0}
+    for event in events:
+        if event.time_s > time_s:
+            break
+        if event.stick is not None:
+            sticks[event.stick[0]] = event.stick[1]
+        elif time_s < event.time_s + SIM_REMOTE_PRESS_S:
+            buttons |= event.buttons
+    return RemoteState(frozenset(buttons), **sticks)
+
+
+def motor_torque(
+    command: MotorCommand | None, q: np.ndarray, dq: np.ndarray, limits: dict[str, np.ndarray]
+) -> np.ndarray:
+    """The SDK2 PD law ``kp (q* - q) + kd (dq* - dq) + tau`` within the DC-motor limits (sim-to-sim's clip: the
+    torque available falls with speed); zero torque without a command."""
+    if command is None:
+        return np.zeros_like(q)
+    law = command.kp * (command.q - q) + command.kd * (command.dq - dq) + command.tau
+    unit = np.ones_like(q)  # dc_motor_torque(q + law, q, dq, kp=1, kd=0) is `law` clipped by the motor curve
+    return dc_motor_torque(
+        q + law, q, dq, unit, 0 * unit, limits["effort_limit"], limits["saturation_effort"], limits["velocity_limit"]
+    )
+
+
+class CommandInbox:
+    """LowCmds from the DDS thread: the newest valid one, counts, and arrivals for the record."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self.latest: MotorCommand | None = None
+        self.latest_at: float | None = None
+        self.accepted = 0
+        self.rejected = 0
+        self._arrivals: list[dict] = []
+
+    def handle(self, sample: LowCmd_, received: float) -> None:
+        command = command_arrays(sample)
+        arrival = {"cmd": int(leaf(sample, "crc")), "recv": received, "crc_ok": command.crc_ok}
+        with self._lock:
+            if command.crc_ok:
+                self.latest, self.latest_at = command, received
+                self.accepted += 1
+                arrival["kp"] = round(float(np.mean(command.kp)), 4)
+                arrival["kd"] = round(float(np.mean(command.kd)), 4)
+            else:
+                self.rejected += 1
+            self._arrivals.append(arrival)
+
+    def take_arrivals(self) -> list[dict]:
+        with self._lock:
+            out, self._arrivals = self._arrivals, []
+        return out
+
+    def newest(self) -> tuple[MotorCommand | None, float | None]:
+        with self._lock:
+            return self.latest, self.latest_at
+
+
+class SimulatedGo2:
+    """The MuJoCo Go2 on DDS.
+
+    Args:
+        bundle: Whose physics record (friction, integrator, cone, substeps) and motor limits the robot uses.
+        substeps: MuJoCo steps per ``sim_dt``; ``None``: the bundle's.
+        remote: Scripted remote events.
+        log: Where the record goes (JSON lines), or ``None``.
+        video: Write an animated GIF of the run here (off-screen MuJoCo), or ``None``.
+        viewer: Open MuJoCo's interactive viewer (needs a display).
+        say: Where messages go.
+    """
+
+    def __init__(
+        self,
+        bundle: Bundle,
+        *,
+        substeps: int | None = None,
+        remote: list[RemoteEvent] | None = None,
+        log: Path | None = None,
+        video: Path | None = None,
+        viewer: bool = False,
+        say=print,
+    ):
+        self.plant = Go2Plant(bundle, substeps)
+        self.model, self.data = self.plant.model, self.plant.data
+        self.dt = float(bundle.field("timing.sim_dt"))
+        """The motors' and the LowState's period [s]: the training simulator's physics step (5 ms, 200 Hz for the
+        Go2 tasks), each torque held over ``substeps`` MuJoCo steps as there."""
+        self.remote = remote or []
+        self.inbox = CommandInbox()
+        self._print = say
+        self._log = log.open("w", buffering=1 << 16) if log is not None else None
+        self._record_every = max(1, round(SIM_RECORD_EVERY_S / self.dt))
+        policy_dt = float(bundle.field("timing.policy_dt"))
+        self._frame_every = max(1, round(policy_dt / self.dt))
+        self._gif = GifRecorder(video, self.model) if video is not None else None
+        self._policy_dt = policy_dt
+        self._viewer = None
+        if viewer:
+            import mujoco.viewer
+
+            self._viewer = mujoco.viewer.launch_passive(self.model, self.data)
+        self._feet = np.array([self.model.body(f"{leg}_foot").id for leg in SDK2_LEGS])
+        self._acceleration = np.zeros(6)
+        self.steps = 0
+
+    def say(self, text: str) -> None:
+        self._print(f"{PREFIX} {text}")
+
+    # -- sensors -----------------------------------------------------------------------------------------------------
+    def foot_forces(self) -> np.ndarray:
+        """``[4]`` vertical ground force on each foot (FR, FL, RR, RL) [N]; valid after :meth:`accelerometer`,
+        whose ``mj_rnePostConstraint`` fills MuJoCo's per-body contact forces."""
+        return np.maximum(self.data.cfrc_ext[self._feet, 5], 0.0)
+
+    def accelerometer(self) -> np.ndarray:
+        """``[3]`` specific force at the trunk origin in the trunk frame [m/s^2] (+9.81 up at rest)."""
+        mujoco.mj_rnePostConstraint(self.model, self.data)
+        mujoco.mj_objectAcceleration(
+            self.model, self.data, mujoco.mjtObj.mjOBJ_XBODY, self.plant.base_id, self._acceleration, 1
+        )
+        return self._acceleration[3:].copy()
+
+    def lowstate(self, time_s: float) -> LowState_:
+        """The LowState at simulated time ``time_s``."""
+        d, p = self.data, self.plant
+        w, x, y, z = d.qpos[3:7]
+        rpy = (
+            math.atan2(2 * (w * x + y * z), 1 - 2 * (x * x + y * y)),
+            math.asin(max(-1.0, min(1.0, 2 * (w * y - z * x)))),
+            math.atan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z)),
+        )
+        accelerometer = self.accelerometer()  # first: it also computes the contact forces
+        return lowstate(
+            tick=round(time_s * 1000),
+            q=d.qpos[p.qpos_adr],
+            dq=d.qvel[p.dof_adr],
+            tau=d.qfrc_applied[p.dof_adr],
+            quaternion=d.qpos[3:7],
+            gyroscope=d.qvel[3:6],
+            accelerometer=accelerometer,
+            rpy=rpy,
+            foot_force=SIM_FOOT_FORCE_PER_NEWTON * self.foot_forces(),
+            remote=encode(remote_at(self.remote, time_s)),
+        )
+
+    # -- stepping ----------------------------------------------------------------------------------------------------
+    def physics_step(self, command: MotorCommand | None) -> None:
+        """One motor period: the torque from ``command``, held over the plant's MuJoCo substeps."""
+        p = self.plant
+        q, dq = self.data.qpos[p.qpos_adr], self.data.qvel[p.dof_adr]
+        self.data.qfrc_applied[p.dof_adr] = motor_torque(command, q, dq, p.limits)
+        for _ in range(p.substeps):
+            mujoco.mj_step(self.model, self.data)
+        self.steps += 1
+
+    def _record(self, entry: dict) -> None:
+        if self._log is not None:
+            self._log.write(json.dumps(entry) + "\n")
+
+    def _trunk_record(self, time_s: float, wall: float) -> dict:
+        d = self.data
+        return {
+            "t": round(time_s, 4),
+            "wall": wall,
+            "pos": d.qpos[:3].round(4).tolist(),
+            "vel": self.plant.base_lin_vel().round(4).tolist(),
+            "wz": round(float(d.qvel[5]), 4),
+            "height": round(float(d.qpos[2]), 4),
+            "down": self.plant.is_down(),
+            "accepted": self.inbox.accepted,
+            "rejected": self.inbox.rejected,
+        }
+
+    def run(self, bus: Bus, duration_s: float | None = None) -> dict:
+        """Serve the topics on ``bus`` in real time until ``duration_s`` simulated seconds, Ctrl-C or SIGTERM;
+        returns the summary (also the record's last line)."""
+        writer = bus.writer(TOPIC_LOWSTATE, LowState_)
+        subscription = bus.subscribe(TOPIC_LOWCMD, LowCmd_, self.inbox.handle)
+        stop = threading.Event()
+        previous = signal.signal(signal.SIGTERM, lambda *_: stop.set())
+        self.say(
+            f"Go2 on {bus.interface}, DDS domain {bus.domain_id}: LowState every {1e3 * self.dt:g} ms on "
+            f"{TOPIC_LOWSTATE}, motors from {TOPIC_LOWCMD} (no torque before the first valid LowCmd)"
+        )
+        freeze_heap()
+        start = time.monotonic()
+        behind_reported, restarts, late_steps = 0.0, 0, 0
+        summary: dict = {}
+        try:
+            step = 0
+            while not stop.is_set() and (duration_s is None or step * self.dt < duration_s - 1e-9):
+                deadline = start + step * self.dt
+                delay = deadline - time.monotonic()
+                if delay > 0:
+                    time.sleep(delay)
+                elif -delay > SIM_CATCH_UP_LIMIT_S:
+                    start += -delay  # too far behind: restart the real-time clock here
+                    restarts += 1
+                    self.say(f"{-delay:.2f} s behind real time: clock restarted (the machine is too busy)")
+                elif -delay > SIM_LAG_WARNING_S:
+                    late_steps += 1
+                    if time.monotonic() - behind_reported > 1.0:
+                        behind_reported = time.monotonic()
+                        self.say(f"{1e3 * -delay:.0f} ms behind real time, catching up")
+                if subscription.error is not None:
+                    raise subscription.error
+                time_s = step * self.dt
+                message = self.lowstate(time_s)
+                ready = time.monotonic()
+                writer.write(message)
+                if self._log is not None:  # the one record of every step: kept cheap
+                    self._log.write(f'{{"tick": {leaf(message, "tick")}, "ready": {ready!r}}}\n')
+                cutoff = deadline + SIM_COMMAND_CUTOFF * self.dt - time.monotonic()
+                if cutoff > 0:  # a command that answers this LowState in time acts on the coming step
+                    time.sleep(cutoff)
+                for arrival in self.inbox.take_arrivals():
+                    self._record(arrival)
+                command, _ = self.inbox.newest()
+                self.physics_step(command)
+                step += 1
+                if step % self._record_every == 0:
+                    self._record(self._trunk_record(step * self.dt, time.monotonic()))
+                if step % self._frame_every == 0:
+                    if self._gif is not None:
+                        self._gif.capture(self.data)
+                    if self._viewer is not None:
+                        if not self._viewer.is_running():
+                            break
+                        self._viewer.sync()
+        except KeyboardInterrupt:
+            self.say("Ctrl-C")
+        finally:
+            signal.signal(signal.SIGTERM, previous)
+            subscription.close()
+            bus.close()
+            for arrival in self.inbox.take_arrivals():
+                self._record(arrival)
+            summary = {
+                "simulated_s": round(self.steps * self.dt, 4),
+                "wall_s": round(time.monotonic() - start, 4),
+                "lowcmd_accepted": self.inbox.accepted,
+                "lowcmd_rejected": self.inbox.rejected,
+                "clock_restarts": restarts,
+                "late_steps": late_steps,
+                "final": self._trunk_record(self.steps * self.dt, time.monotonic()),
+            }
+            self._record({"summary": summary})
+            if self._log is not None:
+                self._log.close()
+            if self._gif is not None and self._gif.frames:
+                self.say(f"wrote {self._gif.save(self._policy_dt)}")
+            if self._viewer is not None:
+                self._viewer.close()
+        self.say(
+            f"{summary['simulated_s']:g} s simulated; LowCmd accepted {self.inbox.accepted}, rejected (CRC) "
+            f"{self.inbox.rejected}; trunk at {summary['final']['pos']}"
+        )
+        return summary

@@ -1,0 +1,121 @@
+"""The pretrained Go2-Flat policy on the simulated Go2 through real DDS on the loopback interface (two processes, a
+random DDS domain): it walks, tracks as in-process sim-to-sim does, and obeys the remote."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from go2_locomotion import pretrained
+from go2_locomotion.deploy.bundle import load_bundle
+from go2_locomotion.deploy.sdk2.bench import (
+    Bench,
+    ControllerRecord,
+    SimRecord,
+    segment_velocities,
+    segments_text,
+    stall,
+)
+from go2_locomotion.deploy.sim2sim.loop import Segment
+from go2_locomotion.deploy.sim2sim.loop import run as sim2sim
+
+pytestmark = pytest.mark.sim
+
+SCRIPT = [
+    Segment("stand", 1.0, (0.0, 0.0, 0.0)),
+    Segment("forward", 4.0, (0.8, 0.0, 0.0)),
+    Segment("lateral", 2.5, (0.0, 0.4, 0.0)),
+    Segment("turn", 2.5, (0.0, 0.0, 0.8)),
+    Segment("stop", 1.5, (0.0, 0.0, 0.0)),
+]
+TRACKING_TOLERANCE = 0.05
+"""The issue's bound on the DDS path's velocity tracking against in-process sim-to-sim [m/s]."""
+
+STALE_S = 0.06
+"""The controller's stale bound for the 50 Hz policy: 3 periods [s]."""
+
+ATTEMPTS = 3
+"""Runs allowed when the machine (not the code) stalled a process beyond the stale bound: on a shared 2-core box
+a 200 Hz Python loop is now and then not scheduled for 60+ ms; the controller then rightly damps."""
+
+
+def _scripted_walk(folder):
+    folder.mkdir()
+    with Bench(folder) as bench:
+        controller = bench.controller("--autostart", "--commands", segments_text(SCRIPT))
+        assert controller.wait_for("waiting for LowState", 120), controller.text()
+        sim = bench.sim("--duration", "60")
+        code = controller.wait(120)
+        sim.signal(2)
+        sim.wait(30)
+    return code, controller.text()
+
+
+def test_pretrained_walks_over_dds_as_in_sim2sim(tmp_path):
+    for attempt in range(ATTEMPTS):
+        folder = tmp_path / f"attempt_{attempt}"
+        code, output = _scripted_walk(folder)
+        stalled = stall(folder, STALE_S)
+        if code == 0 or stalled is None:
+            break
+        print(f"attempt {attempt + 1}: the machine stalled the bench ({stalled}); running again")
+    assert code == 0, f"{stalled or ''}\n{output}"
+    assert "policy on" in output and "script done: damping" in output
+    assert "DAMPING:" not in output, output  # no fault on the way: the bench kept real time
+    record, log = SimRecord.read(folder / "sim.jsonl"), ControllerRecord.read(folder / "controller.jsonl")
+    start = log.policy_start()
+
+    forward_from, forward_to = start + SCRIPT[0].duration_s, start + SCRIPT[0].duration_s + SCRIPT[1].duration_s
+    walked = np.subtract(record.at(forward_to)["pos"][:2], record.at(forward_from)["pos"][:2])
+    assert walked[0] >= 2.0, walked  # 4 s at 0.8 m/s: 3.2 m asked
+    end = start + sum(s.duration_s for s in SCRIPT)  # then damping: the robot lies down
+    assert not any(r["down"] for r in record.trunk if start <= r["t"] < end)
+
+    over_dds = segment_velocities(record, start, SCRIPT)
+    in_process = [s["mean_velocity"] for s in sim2sim(load_bundle(pretrained.bundle()), SCRIPT)["segments"]]
+    for segment, dds, local in zip(SCRIPT, over_dds, in_process, strict=True):
+        assert abs(dds[0] - local[0]) <= TRACKING_TOLERANCE and abs(dds[1] - local[1]) <= TRACKING_TOLERANCE, (
+            segment.name,
+            dds,
+            local,
+        )
+        assert abs(dds[2] - local[2]) <= 2 * TRACKING_TOLERANCE, (segment.name, dds, local)  # yaw rate [rad/s]
+    # the commands are followed at all (not two equally wrong runs)
+    assert over_dds[1][0] == pytest.approx(0.8, abs=0.1) and over_dds[3][2] == pytest.approx(0.8, abs=0.15)
+
+
+def _remote_drive(folder):
+    # sim time: start at 1.5 s (stand up over 3 s), start again at 6 s (policy), left stick forward from 7 s,
+    # select at 11 s (zero command although the stick is still forward), again at 12 s (damping), stick released
+    remote = "1.5:start 6:start 7:ly=0.7 11:select 12:select 13:ly=0"
+    folder.mkdir()
+    with Bench(folder) as bench:
+        controller = bench.controller()
+        assert controller.wait_for("waiting for LowState", 120), controller.text()
+        sim = bench.sim("--duration", "16", "--remote", remote)
+        assert sim.wait(120) == 0, sim.text()
+        controller.signal(2)
+        assert controller.wait(30) == 0
+    return controller.text()
+
+
+def test_the_remote_starts_steers_and_stops_the_robot(tmp_path):
+    for attempt in range(ATTEMPTS):
+        folder = tmp_path / f"attempt_{attempt}"
+        output = _remote_drive(folder)
+        stale, damped = output.find("LowState stale"), output.find("stop: damping")
+        early = stale >= 0 and (damped < 0 or stale < damped)  # the simulator ends at 16 s: stale after that is due
+        stalled = stall(folder, STALE_S) if early else None
+        if stalled is None:
+            break
+        print(f"attempt {attempt + 1}: the machine stalled the bench ({stalled}); running again")
+    for line in ("standing up over 3 s", "policy on", "stop: command zero", "stop: damping"):
+        assert line in output, output
+    assert not early, f"{output}"
+    record = SimRecord.read(folder / "sim.jsonl")
+    walked = np.subtract(record.at(11.0)["pos"][:2], record.at(7.0)["pos"][:2])
+    assert walked[0] >= 1.5, walked  # 4 s at 0.7 of the 1 m/s range
+    stopped = np.subtract(record.at(12.0)["pos"][:2], record.at(11.5)["pos"][:2])
+    assert np.linalg.norm(stopped) < 0.1, stopped  # the stick still forward, the robot stands after the first stop
+    after = [a for a in record.arrivals if a["crc_ok"] and a["recv"] >= record.at(12.5)["wall"]]
+    assert after and all(a["kp"] == 0.0 and a["kd"] == 2.0 for a in after)
