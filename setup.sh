@@ -28,16 +28,25 @@ missing_system_packages() {
     command -v cc >/dev/null || echo gcc  # builds CycloneDDS's Python binding (a C extension)
 }
 
-# CycloneDDS 0.10's Python binding builds against the C library of $CYCLONEDDS_HOME, where it looks for include/,
-# bin/ and lib/libddsc.so; Debian keeps the library in its multiarch folder, so the home is a folder of links.
+# CycloneDDS 0.10's Python binding (the sdk2 extra) builds against the C library of $CYCLONEDDS_HOME, where it looks
+# for include/, bin/ and lib/libddsc.so; Debian keeps the library in its multiarch folder, so the home is a folder of
+# links, named by an absolute path (pip builds the binding in a folder of its own).
 cyclonedds_home() {
-    local home="$VENV/cyclonedds-home" lib
+    local home lib
+    case "$VENV" in /*) home="$VENV/cyclonedds-home" ;; *) home="$PWD/$VENV/cyclonedds-home" ;; esac
     lib="$(shared_libraries | grep 'libddsc\.so ' | tail -n 1 | sed 's/.*=> //')"
     mkdir -p "$home"
     ln -sfn /usr/include "$home/include"
     ln -sfn /usr/bin "$home/bin"
     ln -sfn "$(dirname "$lib")" "$home/lib"
     echo "$home"
+}
+
+# The binding is a C extension: it needs the C library (or a CYCLONEDDS_HOME of the user's), a compiler and the
+# headers of the environment's Python (Ubuntu's own python3.12 keeps them in python3.12-dev)
+can_build_sdk2() {
+    { [ -n "${CYCLONEDDS_HOME:-}" ] || has_library 'libddsc\.so '; } && command -v cc >/dev/null \
+        && "$VENV/bin/python" -c 'import os, sys, sysconfig; sys.exit(not os.path.exists(sysconfig.get_path("include") + "/Python.h"))'
 }
 
 install_system_packages() {
@@ -94,7 +103,13 @@ fi
 # extras and the USD converter (to check and rebuild the shipped Go2 asset). OvPhysX 0.6.4 pins packaging<24, so
 # pip picks a pytest that accepts it. `isaaclab[ov]` is not used: its RTX renderer (ovrtx) is a stub on PyPI that
 # downloads from elsewhere, and physics does not need it.
-export CYCLONEDDS_HOME="${CYCLONEDDS_HOME:-$(cyclonedds_home)}"
-echo "setup.sh: installing isaaclab[ovphysx]==$ISAACLAB_VERSION and go2_locomotion[test,usd-build,sdk2] (first time: ~7 min, ~7 GB)"
-"$VENV/bin/python" -m pip install --quiet "isaaclab[ovphysx]==$ISAACLAB_VERSION" -e ".[test,usd-build,sdk2]"
+EXTRAS="test,usd-build"
+if can_build_sdk2; then
+    export CYCLONEDDS_HOME="${CYCLONEDDS_HOME:-$(cyclonedds_home)}"
+    EXTRAS="$EXTRAS,sdk2"
+else
+    echo "setup.sh: leaving out the sdk2 extra (scripts/deploy_sdk2.py, scripts/sim_go2.py; their tests then fail): building CycloneDDS's Python binding needs cyclonedds-dev, gcc and Python's headers (Debian/Ubuntu: apt-get install -y cyclonedds-dev gcc, and python3.12-dev for the system's Python 3.12)"
+fi
+echo "setup.sh: installing isaaclab[ovphysx]==$ISAACLAB_VERSION and go2_locomotion[$EXTRAS] (first time: ~7 min, ~7 GB)"
+"$VENV/bin/python" -m pip install --quiet "isaaclab[ovphysx]==$ISAACLAB_VERSION" -e ".[$EXTRAS]"
 echo "setup.sh: done. Enter the environment with: source $VENV/bin/activate   (then: python -m pytest; python scripts/train.py ...)"

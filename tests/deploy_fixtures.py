@@ -1,5 +1,5 @@
 """Hand-built deploy bundles (no simulator): the Go2-Flat observation layout (and Go2-Rough's, the flat terms and
-the height scan), a linear ONNX policy."""
+the height scan), a linear ONNX policy; the shipped pretrained bundle with an edited manifest."""
 
 from pathlib import Path
 
@@ -8,6 +8,7 @@ import onnx
 import yaml
 from onnx import TensorProto, helper
 
+from go2_locomotion import pretrained
 from go2_locomotion.assets.go2_description import JOINT_NAMES
 from go2_locomotion.deploy.bundle import FORMAT, SDK2_JOINT_ORDER, sha256_file
 
@@ -175,3 +176,25 @@ def rough_bundle(folder: Path, weight: np.ndarray | None = None, task: str | Non
 
     weight = joint_pos_passthrough(48 + len(points)) if weight is None else weight
     return make_bundle(folder, weight=weight, edit=add_scan, bias=bias)
+
+
+def edited_pretrained(folder: Path, edit) -> Path:
+    """The shipped pretrained bundle copied to ``folder/edited``, ``edit(manifest)`` applied to its ``deploy.yaml``."""
+    source = pretrained.bundle()
+    bundle = folder / "edited"
+    bundle.mkdir()
+    (bundle / "policy.onnx").write_bytes((source / "policy.onnx").read_bytes())
+    manifest = yaml.safe_load((source / "deploy.yaml").read_text())
+    edit(manifest)
+    (bundle / "deploy.yaml").write_text(yaml.safe_dump(manifest))
+    return bundle
+
+
+def narrow_limits(manifest: dict, margin: float | None, effort: float | None) -> None:
+    """Joint limits at the standing pose +- ``margin`` [rad], effort limits at ``effort`` [N m] (``None``: kept)."""
+    default = manifest["joints"]["default_position"]
+    if margin is not None:
+        manifest["joints"]["position_limits"] = [[p - margin, p + margin] for p in default]
+    if effort is not None:
+        for key in ("effort_limit", "saturation_effort"):
+            manifest["actuators"][key] = [effort] * len(default)

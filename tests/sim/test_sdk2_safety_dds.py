@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import yaml
+from deploy_fixtures import edited_pretrained, narrow_limits
 
 from go2_locomotion import pretrained
 from go2_locomotion.deploy.bundle import load_bundle
@@ -221,27 +221,9 @@ def test_a_bad_reading_damps_at_once(tmp_path, limits, fault):
     _retry(tmp_path, body)
 
 
-def _edited_bundle(folder: Path, limits: JointLimits, position_margin: float | None, effort: float | None) -> Path:
-    """The pretrained bundle with narrower joint limits (``standing +- position_margin`` [rad]) or a lower effort
-    limit [N m]: the policy's targets then reach them."""
-    source = pretrained.bundle()
-    target = folder / "bundle"
-    target.mkdir()
-    (target / "policy.onnx").write_bytes((source / "policy.onnx").read_bytes())
-    manifest = yaml.safe_load((source / "deploy.yaml").read_text())
-    default = manifest["joints"]["default_position"]
-    if position_margin is not None:
-        manifest["joints"]["position_limits"] = [[d - position_margin, d + position_margin] for d in default]
-    if effort is not None:
-        for key in ("effort_limit", "saturation_effort"):
-            manifest["actuators"][key] = [effort] * len(default)
-    (target / "deploy.yaml").write_text(yaml.safe_dump(manifest))
-    return target
-
-
 @pytest.mark.parametrize(("position_margin", "effort"), [(0.05, None), (None, 1.0)], ids=["joint-limits", "effort"])
 def test_targets_are_clamped_to_the_bundles_limits(tmp_path, limits, position_margin, effort):
-    bundle = _edited_bundle(tmp_path, limits, position_margin, effort)
+    bundle = edited_pretrained(tmp_path, lambda manifest: narrow_limits(manifest, position_margin, effort))
     spies = []
 
     def body(folder, bench):
@@ -267,9 +249,7 @@ def test_an_exception_in_the_loop_leaves_the_robot_in_damping(monkeypatch, limit
     bus = Bus(domain, "lo")
     spy = Spy(bus)
     robot = FakeRobot(bus, lambda t: standing_state(limits.standing))
-    deployment = Deployment(
-        load_bundle(pretrained.bundle()), DeploySettings(interface="lo", domain=domain, ramp_s=1.0, keys=False)
-    )
+    deployment = Deployment(load_bundle(pretrained.bundle()), DeploySettings(interface="lo", domain=domain, ramp_s=1.0))
     original, calls = deployment.step, []
 
     def failing_step(now, new):

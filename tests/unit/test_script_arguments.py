@@ -114,6 +114,7 @@ CASES = [
     (["sim_go2.py", "--remote", "2:Z"], "--remote: '2:Z': unknown button 'Z'"),
     (["sim_go2.py", "--remote", "2:ly=3"], "sticks are lx, ly, rx, ry, set to a value in [-1, 1]"),
     (["sim_go2.py", "--duration", "-1"], "--duration -1: give a positive number of seconds"),
+    (["sim_go2.py", "--model", "missing.xml"], "--model missing.xml: ParseXML: Error opening file"),
     (["sim_go2.py", "--video", "/dev/null/a/v.gif"], "--video /dev/null/a: /dev/null is a file"),
 ]
 

@@ -10,15 +10,16 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from deploy_fixtures import edited_pretrained, narrow_limits
 
 from go2_locomotion import pretrained
 from go2_locomotion.deploy.bundle import load_bundle
 from go2_locomotion.deploy.sdk2 import cli
-from go2_locomotion.deploy.sdk2.bench import standing_reading
+from go2_locomotion.deploy.sdk2.bench import standing_reading, standing_state
 from go2_locomotion.deploy.sdk2.figures import AUTOSTART_HOLD_S, AUTOSTART_SETTLE_S, DAMPING_KD
-from go2_locomotion.deploy.sdk2.messages import RobotReading
+from go2_locomotion.deploy.sdk2.messages import LowState_, RobotReading, lowstate
 from go2_locomotion.deploy.sdk2.remote import RemoteState, encode
-from go2_locomotion.deploy.sdk2.runner import Deployment, DeploySettings, command_ranges
+from go2_locomotion.deploy.sdk2.runner import Deployment, DeploySettings, Inbox, PreflightError, command_ranges
 from go2_locomotion.deploy.sim2sim.loop import Segment
 from go2_locomotion.errors import UsageError
 
@@ -94,6 +95,21 @@ def test_the_policy_runs_after_the_second_start_with_its_gains(bundle):
     assert np.all(q >= d.limits.position[:, 0]) and np.all(q <= d.limits.position[:, 1])
 
 
+@pytest.mark.parametrize(("margin", "effort"), [(0.05, None), (None, 1.0)], ids=["joint-limits", "effort"])
+def test_every_target_is_clamped_to_the_bundles_limits(tmp_path, margin, effort):
+    d, _, now = _walking(load_bundle(edited_pretrained(tmp_path, lambda m: narrow_limits(m, margin, effort))))
+    for _ in range(5):
+        d.key("w", now)
+    offsets = []
+    for _ in range(25):  # the robot reads as standing still: kp (q* - q) is kp times the offset
+        now += DT
+        (q, *_), record = d.step(now, [_reading(d, now)])
+        offsets.append(q - d.limits.standing)
+    bound = margin if margin is not None else effort / 25.0
+    assert record["mode"] == "policy" and np.all(np.abs(offsets) <= bound + 1e-9)
+    assert np.any(np.isclose(np.abs(offsets), bound))  # the policy asked for more: clamped, not idle
+
+
 def test_stop_zeroes_the_command_then_damps(bundle):
     d, said, now = _walking(bundle)
     d.key("w", now)
@@ -134,6 +150,68 @@ def test_a_bad_reading_while_walking_damps(bundle, changes):
     assert _is_damping(command) and said[-1].startswith("[go2] DAMPING:")
 
 
+def test_a_start_needs_a_fresh_usable_reading(bundle):
+    d, said = _deployment(bundle)
+    fallen = np.array([np.cos(1.0), np.sin(1.0), 0.0, 0.0])  # rolled 115 deg
+    _, _, now = _run(d, 0.0, 0.2, quaternion=fallen)
+    d.key("g", now)
+    assert d.supervisor.mode.value == "damping" and said[-1].startswith("[go2] start refused: trunk tilted 115 deg")
+    _, _, now = _run(d, now, 0.2)
+    d.key("g", now + 0.1)  # the newest LowState is 100 ms old
+    assert d.supervisor.mode.value == "damping" and said[-1] == "[go2] start refused: no fresh LowState"
+    d.key("g", now)
+    assert d.supervisor.mode.value == "stand-up"
+
+
+def test_a_non_finite_policy_output_damps(bundle, monkeypatch):
+    d, said, now = _walking(bundle)
+    act = d.controller.act
+
+    def broken(state):
+        out = act(state)
+        out.joint_pos_target[4] = np.nan
+        return out
+
+    monkeypatch.setattr(d.controller, "act", broken)
+    command, record = d.step(now + DT, [_reading(d, now + DT)])
+    assert _is_damping(command) and said[-1].startswith("[go2] DAMPING: policy output not finite")
+
+
+def test_lowstates_with_a_wrong_crc_are_dropped(bundle):
+    standing = _deployment(bundle)[0].limits.standing
+    good = LowState_.deserialize(lowstate(tick=5, **standing_state(standing)).serialize())
+    bad = LowState_.deserialize(good.serialize())
+    bad.crc ^= 1  # one bit off
+    inbox = Inbox()
+    inbox.handle(bad, 1.0)
+    assert (inbox.received, inbox.crc_failures, inbox.newest, inbox.drain()) == (0, 1, -1.0, [])
+    inbox.handle(good, 2.0)
+    assert (inbox.received, inbox.crc_failures, inbox.newest) == (1, 1, 2.0) and len(inbox.drain()) == 1
+    unchecked = Inbox(check_crc=False)  # --ignore_lowstate_crc
+    unchecked.handle(bad, 3.0)
+    assert unchecked.received == 1 and not unchecked.drain()[0].crc_ok
+
+
+class _Domain:
+    """A DDS domain on which ``writers`` (topic -> writer ids) publish."""
+
+    def __init__(self, **writers):
+        self.writers = {topic.replace("_", "/", 1): ids for topic, ids in writers.items()}
+
+    def other_writers(self, topic: str, wait_s: float) -> list[str]:
+        return self.writers.get(topic, [])
+
+
+def test_preflight_refuses_a_second_controller_and_the_robots_sport_service(bundle):
+    d, _ = _deployment(bundle)
+    d.preflight(_Domain(), robot=True)
+    d.preflight(_Domain(rt_sportmodestate=["w"]), robot=False)  # loopback: no sport service to look for
+    with pytest.raises(PreflightError, match=r"the robot's sport service is running \(rt/sportmodestate"):
+        d.preflight(_Domain(rt_sportmodestate=["w"]), robot=True)
+    with pytest.raises(PreflightError, match="another program already publishes rt/lowcmd on lo, domain 0"):
+        d.preflight(_Domain(rt_lowcmd=["w"]), robot=False)
+
+
 def test_an_estimated_speed_out_of_range_damps(bundle):
     d, said, now = _walking(bundle)
     # an accelerometer stuck at 300 m/s^2 forward: against the legs' correction (time constant 0.05 s) the estimate
@@ -152,6 +230,14 @@ def test_the_remote_starts_steers_and_stops(bundle):
     assert record["command"] == pytest.approx([0.5, 0.0, 0.2])
     _, record, now = _run(d, now, 0.1)  # sticks released: back to the (zero) key command
     assert record["command"] == [0.0, 0.0, 0.0]
+    _, record, now = _run(d, now, 0.1, remote=RemoteState(ly=0.5))
+    _, record, now = _run(d, now, 0.1, remote=RemoteState(frozenset({"select"}), ly=0.5))  # stop, stick still held
+    assert record["command"] == [0.0, 0.0, 0.0] and "stop: command zero" in said[-1]
+    _, record, now = _run(d, now, 0.3, remote=RemoteState(ly=0.5))
+    assert record["command"] == [0.0, 0.0, 0.0]  # the held stick does not walk on after a stop
+    _run(d, now, 0.1)
+    _, record, now = _run(d, now, 0.1, remote=RemoteState(ly=0.5))  # released and pushed again: it counts
+    assert record["command"] == pytest.approx([0.5, 0.0, 0.0])
     command, record, now = _run(d, now, 0.1, remote=RemoteState(frozenset({"L2", "B"})))
     assert _is_damping(command) and "remote L2+B" in said[-1]
 
@@ -181,8 +267,33 @@ def test_the_first_message_says_what_the_robot_will_do(bundle, monkeypatch):
     assert "A REAL ROBOT" in d.intro()
 
 
-def test_command_ranges_come_from_the_bundle(bundle):
-    assert command_ranges(bundle).tolist() == [[-1.0, 1.0], [-1.0, 1.0], [-1.0, 1.0]]
+def test_command_ranges_come_from_the_bundle(tmp_path, capsys):
+    def narrow(manifest):
+        manifest["commands"]["base_velocity"]["ranges"].update(lin_vel_x=[-0.5, 1.5], ang_vel_z=[-2.0, 0.5])
+
+    d, _ = _deployment(load_bundle(edited_pretrained(tmp_path, narrow)), ramp_s=1.0)
+    assert command_ranges(d.bundle).tolist() == [[-0.5, 1.5], [-1.0, 1.0], [-2.0, 0.5]]
+    d.step(DT, [_reading(d, DT)])
+    d.key("g", DT)
+    _, _, now = _run(d, DT, 1.1)
+    d.key("g", now)
+    _, record, now = _run(d, now, 0.1, remote=RemoteState(ly=1.0, rx=1.0))  # full stick forward, turning right
+    assert record["command"] == pytest.approx([1.5, 0.0, -2.0])
+    _, record, now = _run(d, now, 0.1, remote=RemoteState(ly=-1.0, rx=-1.0))
+    assert record["command"] == pytest.approx([-0.5, 0.0, 0.5])
+    _, _, now = _run(d, now, 0.1)  # sticks released: the keys, clipped to the range
+    for _ in range(5):
+        d.key("q", now)
+    assert d.key_command.tolist() == [0.0, 0.0, 0.5]
+
+    def drop(manifest):
+        del manifest["commands"]["base_velocity"]["ranges"]["ang_vel_z"]
+
+    (tmp_path / "missing").mkdir()
+    missing = edited_pretrained(tmp_path / "missing", drop)
+    assert cli.deploy_main(["--bundle", str(missing), "--network", "lo"]) == 2
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line.startswith(f"error: --bundle {missing}: ") and "commands.base_velocity.ranges.ang_vel_z" in line
 
 
 def test_a_real_interface_needs_robot_and_the_simulator_refuses_it(monkeypatch):
@@ -196,6 +307,16 @@ def test_a_real_interface_needs_robot_and_the_simulator_refuses_it(monkeypatch):
         cli.check_interface("enp3s0", loopback_only=True, robot=True)
     with pytest.raises(UsageError, match="--network wlan9: no such network interface; this machine has: lo, enp3s0"):
         cli.check_interface("wlan9", loopback_only=False, robot=True)
+
+
+@pytest.mark.parametrize("flag", [["--autostart"], ["--commands", "walk:1:0.5,0,0"]], ids=["autostart", "commands"])
+def test_autostart_and_scripts_are_loopback_only(monkeypatch, capsys, flag):
+    monkeypatch.setattr("go2_locomotion.deploy.sdk2.dds.interfaces", lambda: ["lo", "enp3s0"])
+    monkeypatch.setattr("go2_locomotion.deploy.sdk2.dds.is_loopback", lambda name: name == "lo")
+    monkeypatch.setattr(cli, "check_cyclonedds", lambda robot: "0.10.2")
+    assert cli.deploy_main(["--bundle", "pretrained", "--network", "enp3s0", "--robot", *flag]) == 2
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line.startswith(f"error: {flag[0]}: only on a loopback interface (the simulated Go2)")
 
 
 def test_a_robot_needs_the_go2s_cyclonedds_line(monkeypatch):
@@ -227,6 +348,7 @@ def test_a_real_interface_without_robot_is_refused_in_one_line(tmp_path):
         cwd=tmp_path,
         capture_output=True,
         text=True,
+        timeout=120,  # without the check the controller would wait for a robot on that interface
     )
     assert result.returncode == 2 and result.stderr.splitlines() == [
         f"error: --network {real[0]} is not a loopback interface: commanding a real robot needs --robot (read the "
@@ -236,15 +358,10 @@ def test_a_real_interface_without_robot_is_refused_in_one_line(tmp_path):
 
 
 def test_a_bundle_that_needs_a_height_scan_is_refused(tmp_path, capsys):
-    import yaml
+    def scan(manifest):
+        manifest["observation"]["terms"][-1]["function"] = "height_scan"  # the trot clock's 2 values read as heights
 
-    source = pretrained.bundle()
-    bundle = tmp_path / "rough"
-    bundle.mkdir()
-    (bundle / "policy.onnx").write_bytes((source / "policy.onnx").read_bytes())
-    manifest = yaml.safe_load((source / "deploy.yaml").read_text())
-    manifest["observation"]["terms"][-1]["function"] = "height_scan"  # the trot clock's 2 values read as heights
-    (bundle / "deploy.yaml").write_text(yaml.safe_dump(manifest))
+    bundle = edited_pretrained(tmp_path, scan)
     assert cli.deploy_main(["--bundle", str(bundle), "--network", "lo"]) == 2
     (line,) = capsys.readouterr().err.splitlines()
     assert line.startswith(f"error: --bundle {bundle}: its policy observes a height scan (Go2-Flat)")

@@ -1,7 +1,8 @@
 """./setup.sh installs the system packages the tests and features need (Debian's chromium, Mesa's OSMesa, CycloneDDS
-0.10's C library and a C compiler to build its Python binding) before
-pip, or stops with one line naming them; and every script started with a Python that lacks the package says which
-environment to use. Run with stub programs on a PATH of their own, so nothing is installed."""
+0.10's C library and a C compiler to build its Python binding) before pip, or stops with one line naming them; it
+builds the sdk2 extra against that library, or leaves it out and says so; and every script started with a Python
+that lacks the package says which environment to use. Run with stub programs on a PATH of their own, so nothing is
+installed."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).parents[2]
-TOOLS = ("dirname", "tr", "grep", "cat", "env")
+TOOLS = ("dirname", "tr", "grep", "cat", "env", "ln", "mkdir", "sed", "tail")
 """Real programs setup.sh needs before its Python step."""
 
 
@@ -44,9 +45,19 @@ def _bin(tmp_path: Path, uid: int, apt: bool, sudo: bool, have: tuple[str, ...] 
     return folder
 
 
-def _setup(tmp_path: Path, folder: Path) -> subprocess.CompletedProcess:
-    env = {"PATH": str(folder), "HOME": str(tmp_path), "GO2_VENV": str(tmp_path / "venv"), "PYTHON": "no-python"}
+def _setup(tmp_path: Path, folder: Path, **env: str) -> subprocess.CompletedProcess:
+    env = {"PATH": str(folder), "HOME": str(tmp_path), "GO2_VENV": str(tmp_path / "venv"), "PYTHON": "no-python", **env}
     return subprocess.run(["/bin/bash", str(ROOT / "setup.sh")], env=env, capture_output=True, text=True, timeout=60)
+
+
+def _venv(tmp_path: Path, headers: bool) -> None:
+    """A venv at ``tmp_path/venv`` whose python passes for 3.12, logs its pip calls (with CYCLONEDDS_HOME) and
+    answers the check for Python's headers with ``headers``."""
+    python = tmp_path / "venv" / "bin" / "python"
+    python.parent.mkdir(parents=True)
+    log = f'echo "$* CYCLONEDDS_HOME=${{CYCLONEDDS_HOME:-}}" >> {tmp_path}/calls'
+    python.write_text(f'#!/bin/bash\ncase "$*" in -m*) {log};; *Python.h*) exit {0 if headers else 1};; esac\n')
+    python.chmod(0o755)
 
 
 def _calls(tmp_path: Path) -> list[str]:
@@ -84,6 +95,29 @@ def test_nothing_is_installed_when_the_packages_are_there(tmp_path):
         tmp_path, _bin(tmp_path, uid=0, apt=True, sudo=False, have=("chromium", "osmesa", "cyclonedds", "cc"))
     )
     assert _calls(tmp_path) == [] and "installing system packages" not in result.stdout
+
+
+def test_the_sdk2_extra_is_built_against_the_system_cyclonedds_named_by_an_absolute_home(tmp_path):
+    venv = os.path.relpath(tmp_path / "venv", ROOT)  # relative, as the default .venv: pip builds elsewhere
+    folder = _bin(tmp_path, uid=0, apt=True, sudo=False, have=("chromium", "osmesa", "cyclonedds", "cc"))
+    _venv(tmp_path, headers=True)
+    result = _setup(tmp_path, folder, GO2_VENV=venv)
+    assert result.returncode == 0, result.stdout + result.stderr
+    home = tmp_path / "venv" / "cyclonedds-home"
+    (install,) = [call for call in _calls(tmp_path) if "isaaclab" in call]
+    assert install.split()[-3:] == ["-e", ".[test,usd-build,sdk2]", f"CYCLONEDDS_HOME={ROOT}/{venv}/cyclonedds-home"]
+    assert (home / "lib").readlink() == Path("/x") and (home / "include").readlink() == Path("/usr/include")
+
+
+@pytest.mark.parametrize(("have", "headers"), [(("cc",), True), (("cyclonedds", "cc"), False)], ids=["no-dds", "no-h"])
+def test_without_what_the_binding_needs_the_sdk2_extra_is_left_out_and_said(tmp_path, have, headers):
+    folder = _bin(tmp_path, uid=0, apt=True, sudo=False, have=("chromium", "osmesa", *have))
+    _venv(tmp_path, headers=headers)
+    result = _setup(tmp_path, folder, GO2_SYSTEM_PACKAGES="skip")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "setup.sh: leaving out the sdk2 extra" in result.stdout
+    (install,) = [call for call in _calls(tmp_path) if "isaaclab" in call]
+    assert install.split()[-3:] == ["-e", ".[test,usd-build]", "CYCLONEDDS_HOME="]
 
 
 SCRIPTS = sorted(p.name for p in (ROOT / "scripts").glob("*.py") if not p.name.startswith("_"))

@@ -351,11 +351,6 @@ def damping_since(commands: Traffic, start: float) -> float | None:
     return None
 
 
-def first_reading(states: Traffic) -> RobotReading | None:
-    with states.lock:
-        return states.samples[0] if states.samples else None
-
-
 # --- the measurement --------------------------------------------------------------------------------------------------
 def measure(out: Path, seconds: float, nice: int) -> dict:
     """Run the simulated Go2 and the pretrained policy over DDS for ``seconds`` of walking; returns and writes

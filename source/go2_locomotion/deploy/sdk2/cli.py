@@ -150,7 +150,11 @@ def deploy_main(argv: list[str] | None = None) -> int:
             check_lowstate_crc=not args.ignore_lowstate_crc,
         )
         try:
-            return Deployment(bundle, settings).run(robot=not loopback)
+            deployment = Deployment(bundle, settings)
+        except BundleError as error:  # a field the SDK2 path reads and the bundle's checks do not
+            raise UsageError(f"--bundle {args.bundle}: {error}") from None
+        try:
+            return deployment.run(robot=not loopback)
         except PreflightError as error:
             raise UsageError(str(error)) from None
 
@@ -168,6 +172,13 @@ def sim_main(argv: list[str] | None = None) -> int:
         default=pretrained.KEYWORD,
         help="Bundle whose physics record (friction, integrator, substeps) and motor limits the robot takes "
         "(default: pretrained). The policy is not run here.",
+    )
+    parser.add_argument(
+        "--model",
+        type=Path,
+        default=None,
+        help="MJCF file of a Go2 to simulate instead of this package's description; its joints (FR_hip_joint, ...), "
+        "trunk (base, on a free joint) and feet (FR_foot, ...) named as the description's.",
     )
     parser.add_argument("--network", default="lo", help="A loopback interface (default lo).")
     parser.add_argument("--domain", type=int, default=ROBOT_DOMAIN_ID, help="DDS domain id (default 0, as the Go2).")
@@ -187,7 +198,7 @@ def sim_main(argv: list[str] | None = None) -> int:
     def _main() -> int:
         from ..sim2sim.gif import VideoUnavailable
         from .dds import Bus
-        from .sim import SimulatedGo2, parse_remote
+        from .sim import SimulatedGo2, check_model_file, parse_remote
 
         _domain(args.domain)
         check_interface(args.network, loopback_only=True, robot=False)
@@ -198,6 +209,8 @@ def sim_main(argv: list[str] | None = None) -> int:
             raise UsageError(f"--substeps {args.substeps}: give a positive integer")
         try:
             remote = parse_remote(args.remote)
+            if args.model is not None:
+                check_model_file(args.model)
         except ValueError as error:
             raise UsageError(str(error)) from None
         bundle = _bundle(args.bundle)
@@ -214,6 +227,7 @@ def sim_main(argv: list[str] | None = None) -> int:
             robot = SimulatedGo2(
                 bundle,
                 substeps=args.substeps,
+                model_file=args.model,
                 remote=remote,
                 log=args.log and args.log.absolute(),
                 video=args.video and args.video.absolute(),

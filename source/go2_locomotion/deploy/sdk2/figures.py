@@ -151,10 +151,6 @@ FOOT_AGREEMENT = 0.3
 lifting off) [m/s]."""
 
 # --- the simulated Go2 ------------------------------------------------------------------------------------------------
-SIM_FOOT_FORCE_PER_NEWTON = 1.0
-"""The simulated Go2 fills ``foot_force`` with the foot's contact normal force in newtons (a real Go2 reports raw
-sensor counts on a scale of its own; the controller calibrates against the standing reading)."""
-
 SIM_COMMAND_CUTOFF = 0.8
 """The simulated Go2 takes the newest LowCmd this fraction of a physics step after publishing its LowState (4 ms of
 5 ms) and integrates the step with it."""

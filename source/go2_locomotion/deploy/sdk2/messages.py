@@ -18,6 +18,7 @@ most significant bit first, i.e. CRC-32/MPEG-2 of the words in big-endian byte o
 """
 
 import binascii
+import functools
 import struct
 import typing
 from dataclasses import dataclass
@@ -65,7 +66,8 @@ class FixedLayout:
         return getattr(self, name)
 
     def __setattr__(self, name: str, value) -> None:
-        if "_values" in self.__dict__:
+        # only a field's change needs the fields: CycloneDDS's reader sets ``sample_info`` on every sample it takes
+        if "_values" in self.__dict__ and name in self.__dataclass_fields__:
             self._materialize()
         object.__setattr__(self, name, value)
 
@@ -208,6 +210,7 @@ class _Field:
     """Nested struct type (or an array's element type)."""
 
 
+@functools.cache
 def _fields(cls) -> list[_Field]:
     out = []
     for name, hint in typing.get_type_hints(cls, include_extras=True).items():
@@ -228,6 +231,7 @@ def _fields(cls) -> list[_Field]:
     return out
 
 
+@functools.cache
 def _c_shape(cls) -> tuple[int, int]:
     """(size, alignment) of a struct in C: members at natural alignment, size padded to the largest alignment."""
     offset, align = 0, 1
@@ -245,7 +249,6 @@ class Layout:
 
     def __init__(self, cls):
         self.cls = cls
-        self._plan = _fields(cls)
         wire, c, paths = ["<"], ["<"], []
         self._codes(cls, wire, [0], c, [0], paths, "")
         self.paths = tuple(paths)
@@ -257,8 +260,6 @@ class Layout:
         size, _ = _c_shape(cls)
         if self.c.size != size:  # the C form ends with the struct's tail padding
             raise AssertionError(f"{cls.__name__}: C layout {self.c.size} bytes, expected {size}")
-        self.leaves = len(self.paths)
-        """Number of leaf values."""
         self.template = tuple(0 for _ in self.paths)
         """All-zero leaf values."""
 
@@ -291,80 +292,45 @@ class Layout:
     def flatten(self, message) -> list:
         """The leaf values of ``message`` in declaration order."""
         out: list = []
-        _flatten(message, self._plan, out)
+        _flatten(message, out)
         return out
 
     def build(self, values) -> typing.Any:
         """A message of this type from its leaf values."""
-        return _build(self.cls, self._plan, iter(values))
-
-    def zeros(self):
-        """A message of this type with every value zero."""
-        return _build(self.cls, self._plan, _Zeros())
+        return _build(self.cls, iter(values))
 
     def indices(self, pattern: str, count: int) -> list[int]:
         """Positions of ``pattern.format(i)`` for ``i < count``, e.g. ``("motor_cmd[{}].q", 12)``."""
         return [self.index[pattern.format(i)] for i in range(count)]
 
 
-class _Zeros:
-    def __iter__(self):
-        return self
-
-    def __next__(self) -> int:
-        return 0
-
-
-def _flatten(message, plan: list[_Field], out: list) -> None:
-    for field in plan:
+def _flatten(message, out: list) -> None:
+    for field in _fields(type(message)):
         value = getattr(message, field.name)
         if field.struct is None:
-            if field.length is None:
-                out.append(value)
-            else:
-                out.extend(value)
-        elif field.length is None:
-            _flatten(value, _fields_cached(field.struct), out)
+            out.extend(value) if field.length else out.append(value)
         else:
-            sub = _fields_cached(field.struct)
-            for element in value:
-                _flatten(element, sub, out)
+            for element in value if field.length else (value,):
+                _flatten(element, out)
 
 
-def _build(cls, plan: list[_Field], values):
+def _build(cls, values):
     kwargs = {}
-    for field in plan:
-        if field.struct is None:
-            if field.length is None:
-                kwargs[field.name] = next(values)
-            elif field.code == "B":  # as CycloneDDS decodes octet arrays
-                kwargs[field.name] = bytes(next(values) for _ in range(field.length))
-            else:
-                kwargs[field.name] = [next(values) for _ in range(field.length)]
-        else:
-            sub = _fields_cached(field.struct)
-            if field.length is None:
-                kwargs[field.name] = _build(field.struct, sub, values)
-            else:
-                kwargs[field.name] = [_build(field.struct, sub, values) for _ in range(field.length)]
+    for field in _fields(cls):
+        if field.struct is None and field.code == "B" and field.length:  # as CycloneDDS decodes octet arrays
+            kwargs[field.name] = bytes(next(values) for _ in range(field.length))
+            continue
+        items = [
+            next(values) if field.struct is None else _build(field.struct, values) for _ in range(field.length or 1)
+        ]
+        kwargs[field.name] = items if field.length else items[0]
     return cls(**kwargs)
 
 
-_FIELDS: dict[type, list[_Field]] = {}
-_LAYOUTS: dict[type, Layout] = {}
-
-
-def _fields_cached(cls) -> list[_Field]:
-    if cls not in _FIELDS:
-        _FIELDS[cls] = _fields(cls)
-    return _FIELDS[cls]
-
-
+@functools.cache
 def layout_of(cls) -> Layout:
-    """The (cached) :class:`Layout` of a message type."""
-    if cls not in _LAYOUTS:
-        _LAYOUTS[cls] = Layout(cls)
-    return _LAYOUTS[cls]
+    """The :class:`Layout` of a message type."""
+    return Layout(cls)
 
 
 # --- CRC --------------------------------------------------------------------------------------------------------------
@@ -403,7 +369,7 @@ def seal(message):
 
 def crc_ok(message) -> bool:
     """Whether ``message.crc`` matches its content."""
-    return message.values()[layout_of(type(message)).index["crc"]] == crc_of(message)
+    return leaf(message, "crc") == crc_of(message)
 
 
 def _sealed(cls, values: list):
@@ -447,14 +413,10 @@ class _Slots:
 _PD_KEYS = ("q", "dq", "tau", "kp", "kd")
 """``MotorCmd_`` fields of the PD law, in :func:`lowcmd`'s argument order."""
 
-_SLOTS: _Slots | None = None
 
-
+@functools.cache
 def _slots() -> _Slots:
-    global _SLOTS
-    if _SLOTS is None:
-        _SLOTS = _Slots()
-    return _SLOTS
+    return _Slots()
 
 
 def _put(values: list, positions: list[int], numbers) -> None:
@@ -577,30 +539,3 @@ def lowstate(
     for i, byte in zip(at["remote"], bytes(remote).ljust(REMOTE_BYTES, b"\x00"), strict=False):
         values[i] = byte
     return _sealed(LowState_, values)
-
-
-__all__ = [
-    "MOTOR_SLOTS",
-    "BmsCmd_",
-    "BmsState_",
-    "FixedLayout",
-    "IMUState_",
-    "Layout",
-    "LowCmd_",
-    "LowState_",
-    "MotorCmd_",
-    "MotorCommand",
-    "MotorState_",
-    "RobotReading",
-    "command_arrays",
-    "crc32_mpeg2",
-    "crc_of",
-    "crc_ok",
-    "layout_of",
-    "leaf",
-    "lowcmd",
-    "lowstate",
-    "reading",
-    "seal",
-    "unitree_crc",
-]

@@ -65,6 +65,9 @@ REMOTE_DAMPING = "L2+B"
 
 PREFIX = "[go2]"
 
+COMMAND_AXES = ("lin_vel_x", "lin_vel_y", "ang_vel_z")
+"""The velocity command's ranges in ``deploy.yaml`` (``commands.base_velocity.ranges``), in command order."""
+
 
 class PreflightError(RuntimeError):
     """Something on the DDS domain makes commanding unsafe; the message says what and how to fix it."""
@@ -88,17 +91,15 @@ class DeploySettings:
     """JSON-lines log of every step and the timing summary."""
     check_lowstate_crc: bool = True
     """Ignore LowStates whose CRC does not match."""
-    keys: bool = True
-    """Read the terminal's keys."""
 
 
 def command_ranges(bundle: Bundle) -> np.ndarray:
-    """``[3, 2]`` low, high of the policy's command (vx [m/s], vy [m/s], yaw rate [rad/s]) from ``deploy.yaml``."""
-    for term in (bundle.manifest.get("commands") or {}).values():
-        ranges = term.get("ranges") or {}
-        if all(k in ranges for k in ("lin_vel_x", "lin_vel_y", "ang_vel_z")):
-            return np.array([ranges[k] for k in ("lin_vel_x", "lin_vel_y", "ang_vel_z")], dtype=np.float64)
-    return np.array([[-1.0, 1.0], [-1.0, 1.0], [-1.0, 1.0]])
+    """``[3, 2]`` low, high of the policy's command (vx [m/s], vy [m/s], yaw rate [rad/s]) from ``deploy.yaml``.
+
+    Raises:
+        BundleError: The manifest lacks a range.
+    """
+    return np.array([bundle.field(f"commands.base_velocity.ranges.{k}") for k in COMMAND_AXES], dtype=np.float64)
 
 
 @dataclass
@@ -444,7 +445,7 @@ class Deployment:
         previous_handler = signal.signal(signal.SIGTERM, _raise_stop)
         sent_any, reported = False, time.monotonic()
         try:
-            with TerminalKeys() if s.keys else _NoKeys() as keys:
+            with TerminalKeys() as keys:  # reads nothing where stdin is no terminal
                 while self.inbox.received == 0:  # nothing is commanded before the robot is heard from
                     if subscription.error is not None:
                         raise subscription.error
@@ -453,8 +454,7 @@ class Deployment:
                 clock = PeriodicClock(self.policy_dt)
                 while not self.finished:
                     woke = clock.wait()
-                    # act on the robot's first LowState after the deadline: the policy then sees a state ~1 ms old
-                    # and its targets reach the motors within the robot's next step
+                    # act on the first LowState after the deadline: a ~1 ms old state, targets in the robot's next step
                     self.inbox.wait_newer(clock.deadline, LOWSTATE_WAIT_S)
                     now = time.monotonic()
                     clock.begin(now)
@@ -479,7 +479,8 @@ class Deployment:
             if self.finished and self.exit_code == 0:
                 self.say("script done: damping")
         except (KeyboardInterrupt, Stop) as stop:
-            self.say(f"{'Ctrl-C' if isinstance(stop, KeyboardInterrupt) else 'SIGTERM'}: damping")
+            name = "Ctrl-C" if isinstance(stop, KeyboardInterrupt) else "SIGTERM"
+            self.say(f"{name}: damping" if sent_any else f"{name}: nothing was sent")
         finally:
             signal.signal(signal.SIGTERM, previous_handler)
             if sent_any:
@@ -507,14 +508,3 @@ class Deployment:
             writer.write(message)
             self._write_log({"t": time.monotonic(), "mode": "damping", "exit": True, "crc": leaf(message, "crc")})
             time.sleep(self.policy_dt)
-
-
-class _NoKeys:
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc) -> None:
-        pass
-
-    def read(self) -> str:
-        return ""

@@ -1,9 +1,9 @@
 """A simulated Go2 that speaks the robot's DDS topics: it reads ``rt/lowcmd`` and publishes ``rt/lowstate``, in real
 time, as the test bench for the deploy controller and the first thing a user tries.
 
-The robot is sim-to-sim's MuJoCo Go2 (:class:`~go2_locomotion.deploy.sim2sim.Go2Plant`: this package's
-description, the bundle's recorded friction, integrator, cone and substeps). Every physics step of the training
-simulator (``sim_dt``, 5 ms for the Go2 tasks: 200 Hz) the motors apply the SDK2 PD law ``kp (q* - q) +
+The robot is sim-to-sim's MuJoCo Go2 (:class:`~go2_locomotion.deploy.sim2sim.Go2Plant`: this package's description
+or a model file named as it, the bundle's recorded friction, integrator, cone and substeps). Every physics step of
+the training simulator (``sim_dt``, 5 ms for the Go2 tasks: 200 Hz) the motors apply the SDK2 PD law ``kp (q* - q) +
 kd (dq* - dq) + tau`` of the newest valid LowCmd within the bundle's DC-motor limits, the torque held over the
 MuJoCo substeps as in training and sim-to-sim, and a LowState goes out as the robot fills it: joint positions,
 speeds and torques in SDK2 order, the IMU (quaternion w x y z, gyroscope and accelerometer in the trunk frame,
@@ -36,15 +36,15 @@ from pathlib import Path
 import mujoco
 import numpy as np
 
-from ..bundle import Bundle
+from ...assets import go2_description as go2
+from ..bundle import SDK2_JOINT_ORDER, Bundle
 from ..sim2sim.gif import GifRecorder
-from ..sim2sim.plant import Go2Plant, dc_motor_torque
+from ..sim2sim.plant import Go2Plant, dc_motor_clip
 from .dds import Bus
 from .estimator import SDK2_LEGS
 from .figures import (
     SIM_CATCH_UP_LIMIT_S,
     SIM_COMMAND_CUTOFF,
-    SIM_FOOT_FORCE_PER_NEWTON,
     SIM_LAG_WARNING_S,
     SIM_RECORD_EVERY_S,
     SIM_REMOTE_PRESS_S,
@@ -122,6 +122,31 @@ def remote_at(events: list[RemoteEvent], time_s: float) -> RemoteState:
     return RemoteState(frozenset(buttons), **sticks)
 
 
+def check_model_file(path: Path) -> None:
+    """Refuse an MJCF file the simulated Go2 cannot run: unreadable, or without the description's names (the SDK2
+    joints, the trunk on a free joint, the feet whose contact forces LowState reports).
+
+    Raises:
+        ValueError: One line naming the file and what it lacks.
+    """
+    try:
+        model = mujoco.MjModel.from_xml_path(str(path))
+    except ValueError as error:  # MuJoCo's own message: no such file, a bad element
+        raise ValueError(f"--model {path}: {' '.join(str(error).split())}") from None
+    lacks = [f"joint {n}" for n in SDK2_JOINT_ORDER if mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_JOINT, n) < 0]
+    bodies = (go2.BASE_BODY, *go2.FOOT_BODIES)
+    lacks += [f"body {n}" for n in bodies if mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_BODY, n) < 0]
+    free = model.njnt > 0 and model.jnt_type[0] == mujoco.mjtJoint.mjJNT_FREE
+    if not lacks and not (free and model.body(model.jnt_bodyid[0]).name == go2.BASE_BODY):
+        lacks.append(f"a free joint first, on body {go2.BASE_BODY}")
+    if lacks:
+        raise ValueError(
+            f"--model {path}: lacks {', '.join(lacks)}; accepted: a Go2 named as this package's description (joints "
+            f"{', '.join(SDK2_JOINT_ORDER[:3])}, ..., trunk {go2.BASE_BODY} on a free joint, feet "
+            f"{', '.join(go2.FOOT_BODIES)})"
+        )
+
+
 def motor_torque(
     command: MotorCommand | None, q: np.ndarray, dq: np.ndarray, limits: dict[str, np.ndarray]
 ) -> np.ndarray:
@@ -130,10 +155,7 @@ def motor_torque(
     if command is None:
         return np.zeros_like(q)
     law = command.kp * (command.q - q) + command.kd * (command.dq - dq) + command.tau
-    unit = np.ones_like(q)  # dc_motor_torque(q + law, q, dq, kp=1, kd=0) is `law` clipped by the motor curve
-    return dc_motor_torque(
-        q + law, q, dq, unit, 0 * unit, limits["effort_limit"], limits["saturation_effort"], limits["velocity_limit"]
-    )
+    return dc_motor_clip(law, dq, limits["effort_limit"], limits["saturation_effort"], limits["velocity_limit"])
 
 
 class CommandInbox:
@@ -176,6 +198,7 @@ class SimulatedGo2:
     Args:
         bundle: Whose physics record (friction, integrator, cone, substeps) and motor limits the robot uses.
         substeps: MuJoCo steps per ``sim_dt``; ``None``: the bundle's.
+        model_file: An MJCF Go2 (:func:`check_model_file`) instead of the package's description, or ``None``.
         remote: Scripted remote events.
         log: Where the record goes (JSON lines), or ``None``.
         video: Write an animated GIF of the run here (off-screen MuJoCo), or ``None``.
@@ -188,13 +211,14 @@ class SimulatedGo2:
         bundle: Bundle,
         *,
         substeps: int | None = None,
+        model_file: Path | None = None,
         remote: list[RemoteEvent] | None = None,
         log: Path | None = None,
         video: Path | None = None,
         viewer: bool = False,
         say=print,
     ):
-        self.plant = Go2Plant(bundle, substeps)
+        self.plant = Go2Plant(bundle, substeps, model_file=model_file)
         self.model, self.data = self.plant.model, self.plant.data
         self.dt = float(bundle.field("timing.sim_dt"))
         """The motors' and the LowState's period [s]: the training simulator's physics step (5 ms, 200 Hz for the
@@ -253,7 +277,7 @@ class SimulatedGo2:
             gyroscope=d.qvel[3:6],
             accelerometer=accelerometer,
             rpy=rpy,
-            foot_force=SIM_FOOT_FORCE_PER_NEWTON * self.foot_forces(),
+            foot_force=self.foot_forces(),  # newtons; a real Go2's counts are on a scale the controller calibrates
             remote=encode(remote_at(self.remote, time_s)),
         )
 

@@ -8,6 +8,7 @@ How MuJoCo steps (substeps, integrator, friction cone) and the friction come fro
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 import mujoco
 import numpy as np
@@ -70,12 +71,17 @@ def mujoco_settings(bundle: Bundle, substeps: int | None = None) -> MujocoSettin
 
 
 def build_model(
-    bundle: Bundle, settings: MujocoSettings, base_height: float | None = None, terrain: TerrainGeometry | None = None
+    bundle: Bundle,
+    settings: MujocoSettings,
+    base_height: float | None = None,
+    terrain: TerrainGeometry | None = None,
+    model_file: Path | None = None,
 ) -> tuple[mujoco.MjModel, mujoco.MjData]:
-    """The Go2 description on a floor plane (or on ``terrain``, starting at its origin), stepped as ``settings``
-    say (time step ``sim_dt / substeps``), in the manifest's default pose, its trunk origin ``base_height`` [m]
-    above the floor (the terrain's origin) or, when ``None``, with its feet on it."""
-    spec = go2.build_spec(spawn_height=0.0)
+    """The Go2 description (or the MJCF Go2 of ``model_file``, named as the description) on a floor plane (or on
+    ``terrain``, starting at its origin), stepped as ``settings`` say (time step ``sim_dt / substeps``), in the
+    manifest's default pose, its trunk origin ``base_height`` [m] above the floor (the terrain's origin) or, when
+    ``None``, with its feet on it."""
+    spec = go2.build_spec(spawn_height=0.0) if model_file is None else mujoco.MjSpec.from_file(str(model_file))
     spec.option.timestep = float(bundle.field("timing.sim_dt")) / settings.substeps
     spec.option.integrator = getattr(mujoco.mjtIntegrator, f"mjINT_{settings.integrator.upper()}")
     spec.option.cone = getattr(mujoco.mjtCone, f"mjCONE_{settings.cone.upper()}")
@@ -133,6 +139,8 @@ class Go2Plant:
         base_height: Initial trunk height above the floor or the terrain's origin [m]; ``None`` puts the feet on it.
         terrain: The ground (:func:`.terrain.build_cell`); ``None``: a floor plane at z = 0. The robot starts at
             its origin.
+        model_file: An MJCF Go2 to simulate instead of the description, its joints, trunk and feet named as the
+            description's; ``None``: the description.
     """
 
     def __init__(
@@ -141,9 +149,10 @@ class Go2Plant:
         substeps: int | None = None,
         base_height: float | None = None,
         terrain: TerrainGeometry | None = None,
+        model_file: Path | None = None,
     ):
         self.settings = mujoco_settings(bundle, substeps)
-        model, data = build_model(bundle, self.settings, base_height, terrain)
+        model, data = build_model(bundle, self.settings, base_height, terrain, model_file)
         self.model, self.data, self.substeps = model, data, self.settings.substeps
         self.decimation = int(bundle.field("timing.decimation"))
         to_sdk2 = bundle.sdk2_to_policy
@@ -259,9 +268,13 @@ class Go2Plant:
 
 
 def dc_motor_torque(target, q, qd, kp, kd, effort_limit, saturation, velocity_limit) -> np.ndarray:
-    """PD torque clipped by Isaac Lab's DC-motor model: the available torque falls linearly with speed from
+    """PD torque clipped by Isaac Lab's DC-motor model (:func:`dc_motor_clip`)."""
+    return dc_motor_clip(kp * (target - q) - kd * qd, qd, effort_limit, saturation, velocity_limit)
+
+
+def dc_motor_clip(torque, qd, effort_limit, saturation, velocity_limit) -> np.ndarray:
+    """``torque`` within Isaac Lab's DC-motor model: the available torque falls linearly with speed from
     ``saturation`` at rest to zero at ``velocity_limit``, and never exceeds ``effort_limit``."""
-    torque = kp * (target - q) - kd * qd
     top = np.minimum(saturation * (1.0 - qd / velocity_limit), effort_limit)
     bottom = np.maximum(saturation * (-1.0 - qd / velocity_limit), -effort_limit)
     return np.clip(torque, bottom, top)
