@@ -8,7 +8,7 @@ python scripts/evaluate.py --compare <report A> <report B>      # also against s
 import _environment  # noqa: F401, I001 (first: names the environment to use when the package is missing)
 import sys
 
-from go2_locomotion.evaluation.isaac import main
+from go2_locomotion.training.evaluate import main
 
 if __name__ == "__main__":
-    sys.exit(main())
+    raise SystemExit(main(sys.argv[1:]))

@@ -12,4 +12,4 @@ import sys
 from go2_locomotion.training.export import main
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    raise SystemExit(main(sys.argv[1:]))

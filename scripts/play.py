@@ -11,7 +11,7 @@ Run with --help for every flag.
 import _environment  # noqa: F401, I001 (first: names the environment to use when the package is missing)
 import sys
 
-from go2_locomotion.training.play import main
+from go2_locomotion.playback.play import main
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    raise SystemExit(main(sys.argv[1:]))

@@ -22,4 +22,4 @@ choose_mujoco_gl()  # before MuJoCo is imported: --video renders off-screen (EGL
 from go2_locomotion.deploy.sim2sim import main  # noqa: E402
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    raise SystemExit(main(sys.argv[1:]))

@@ -8,6 +8,8 @@ import contextlib
 from collections.abc import Iterator
 from pathlib import Path
 
+# Imported inside functions: matplotlib, only by the commands that draw, with its backend chosen first.
+
 
 def pyplot():
     """``matplotlib.pyplot`` on the ``Agg`` backend."""

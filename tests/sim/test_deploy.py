@@ -10,6 +10,7 @@ import pytest
 import torch
 import yaml
 from deploy_fixtures import NEWTON_ORDER, PHYSX_ORDER
+from isaac_env import make_env
 from tensordict import TensorDict
 
 import go2_locomotion.tasks  # noqa: F401  (registers the tasks)
@@ -17,7 +18,6 @@ from go2_locomotion.compat import private_api
 from go2_locomotion.deploy.bundle import SDK2_JOINT_ORDER, load_bundle
 from go2_locomotion.deploy.controller import ReferenceController, RobotState
 from go2_locomotion.deploy.manifest import export_bundle
-from go2_locomotion.envs import make_env
 from go2_locomotion.versions import package_versions
 
 NUM_ENVS = 3

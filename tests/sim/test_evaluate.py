@@ -5,10 +5,10 @@ import json
 
 import pytest
 import torch
+from isaac_env import make_env
 
-from go2_locomotion.envs import make_env
-from go2_locomotion.evaluation import isaac
 from go2_locomotion.evaluation.metrics import FIGURES, SUMMARY
+from go2_locomotion.training import evaluate
 
 GRID = "stand:0,0,0 forward:0.5,0,0 left:0,0.4,0 turn:0,0,1"
 COMMANDS = {"stand": (0.0, 0.0, 0.0), "forward": (0.5, 0.0, 0.0), "left": (0.0, 0.4, 0.0), "turn": (0.0, 0.0, 1.0)}
@@ -53,7 +53,7 @@ def run_folder(tmp_path_factory):
 
 
 def _evaluate(out, *args):
-    assert isaac.main([*CPU, *SHORT, "--out", str(out), *args]) == 0
+    assert evaluate.main([*CPU, *SHORT, "--out", str(out), *args]) == 0
     return json.loads((out / "evaluation.json").read_text())
 
 
@@ -98,8 +98,8 @@ def test_robots_started_upside_down_are_counted_as_falls(run_folder, tmp_path):
 
 def test_run_names_the_best_checkpoint_and_compare_reads_both(run_folder, tmp_path, capsys):
     out = tmp_path / "run_eval"
-    assert isaac.main([*CPU, *SHORT, "--run", str(run_folder), "--out", str(out)]) == 0
-    summary = json.loads((out / isaac.RUN_REPORT).read_text())
+    assert evaluate.main([*CPU, *SHORT, "--run", str(run_folder), "--out", str(out)]) == 0
+    summary = json.loads((out / evaluate.RUN_REPORT).read_text())
     zero, calves = (json.loads((out / f"model_{i}" / "evaluation.json").read_text()) for i in (0, 1))
     assert [c["checkpoint"] for c in summary["checkpoints"]] == [str(run_folder / f"model_{i}.pt") for i in (0, 1)]
     # the constant calf action tips every robot over before the figures start; zero action stands
@@ -108,7 +108,7 @@ def test_run_names_the_best_checkpoint_and_compare_reads_both(run_folder, tmp_pa
     assert zero["summary"]["fall_rate"] == 0.0 and zero["summary"]["xy_error_moving"] == pytest.approx(0.3, abs=0.05)
     assert summary["best"] == str(run_folder / "model_0.pt")
     capsys.readouterr()
-    assert isaac.main(["--compare", str(out / "model_0"), str(out / "model_1")]) == 0
+    assert evaluate.main(["--compare", str(out / "model_0"), str(out / "model_1")]) == 0
     printed = capsys.readouterr().out
     assert all(name in printed for name in COMMANDS) and "summary xy_error_moving" in printed
 
@@ -121,10 +121,10 @@ def test_usage_errors(tmp_path, capsys):
         (["--num_envs", "8"], "--num_envs is set by the grid"),
         (["--run", str(tmp_path / "none")], "no such run folder"),
     ]:
-        assert isaac.main([*CPU, *args]) == 2
+        assert evaluate.main([*CPU, *args]) == 2
         err = capsys.readouterr().err
         assert fragment in err and "Traceback" not in err, err
-    assert isaac.main(["--compare", str(tmp_path), str(tmp_path)]) == 2
+    assert evaluate.main(["--compare", str(tmp_path), str(tmp_path)]) == 2
     assert "no evaluation report" in capsys.readouterr().err
     assert list(tmp_path.iterdir()) == []
 
@@ -160,6 +160,6 @@ def test_isaac_lab_and_mujoco_reports_compare_on_a_fresh_bundle(run_folder, tmp_
         assert set(a) == set(b) and a["name"] == b["name"] and a["command"] == b["command"]
         assert b["fall_rate"] == 0.0 and abs(a["xy_error"] - b["xy_error"]) < 0.05
     capsys.readouterr()
-    assert isaac.main(["--compare", str(tmp_path / "isaac"), str(tmp_path / "mj")]) == 0
+    assert evaluate.main(["--compare", str(tmp_path / "isaac"), str(tmp_path / "mj")]) == 0
     printed = capsys.readouterr().out
     assert "(isaaclab)" in printed and "(mujoco)" in printed and all(name in printed for name in COMMANDS)

@@ -3,10 +3,10 @@ the upstream ordering bug the reorder works around is still there."""
 
 import pytest
 import torch
+from isaac_env import make_env
 
 from go2_locomotion.compat.ovphysx_ray_caster import env_rows
 from go2_locomotion.compat.private_api import ovphysx_ray_caster_rows
-from go2_locomotion.envs import make_env
 
 pytestmark = pytest.mark.sim
 

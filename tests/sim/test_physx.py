@@ -11,9 +11,9 @@ import pytest
 import torch
 import yaml
 from deploy_fixtures import NEWTON_ORDER, PHYSX_ORDER
+from isaac_env import make_env
 
 from go2_locomotion.assets import go2_description
-from go2_locomotion.envs import make_env
 
 ROOT = Path(__file__).parents[2]
 PHYSX = ["physics=physx"]
@@ -42,11 +42,15 @@ def test_upstream_pinned_memory_bug_still_present(tmp_path):
     if _cuda_devices() > 0:
         pytest.skip("the upstream bug only shows on a machine without a CUDA device")
     script = textwrap.dedent(
-        """
-        from go2_locomotion.compat import ovphysx_pinned_memory
-        from go2_locomotion.envs import make_env
+        f"""
+        import sys
 
-        ovphysx_pinned_memory.apply_if_needed = lambda: False  # leave Warp's pinned allocator as it is
+        sys.path.insert(0, {str(Path(__file__).parents[1])!r})  # the tests' helpers (isaac_env)
+        from isaac_env import make_env
+
+        from go2_locomotion.compat import ovphysx_pinned_memory
+
+        ovphysx_pinned_memory.apply_if_needed = lambda: False  # the launch leaves Warp's pinned allocator as it is
         with make_env("Go2-Flat", num_envs=1, overrides=["physics=physx"]) as env:
             env.reset(seed=0)
         print("CREATED")

@@ -227,8 +227,7 @@ def test_video_on_a_cpu_machine(tmp_path):
 
 def test_a_failing_viewer_ends_playback_with_an_error(tmp_path, monkeypatch):
     """Isaac Lab drops a visualizer whose step raised and would let playback finish quietly: play says so, exit 1."""
-    from go2_locomotion.playback import viser_visualizer
-    from go2_locomotion.training import play
+    from go2_locomotion.playback import play, viser_visualizer
 
     def broken(self):
         raise AttributeError("a viewer defect")
@@ -245,8 +244,7 @@ def test_a_steered_robot_keeps_its_command_through_resampling_and_resets():
     episode reset, is clamped to the training ranges; released, it draws random commands again. Unsteered robots
     keep drawing."""
     import torch
-
-    from go2_locomotion.envs import make_env
+    from isaac_env import make_env
 
     overrides = ["env.commands.base_velocity.resampling_time_range=[0.1,0.1]"]
     with make_env("Go2-Flat", num_envs=3, overrides=overrides) as env:

@@ -5,10 +5,10 @@ import math
 
 import pytest
 import torch
+from isaac_env import make_env
 from network_guard import no_network
 
 from go2_locomotion.assets import go2_description
-from go2_locomotion.envs import make_env
 from go2_locomotion.training.preflight import config_observation_term_widths
 
 NUM_ENVS = 4

@@ -8,12 +8,12 @@ import json
 
 import pytest
 import torch
+from isaac_env import make_env
 
 from go2_locomotion.deploy import sim2sim
 from go2_locomotion.deploy.manifest import export_bundle
-from go2_locomotion.envs import make_env
-from go2_locomotion.evaluation import isaac
 from go2_locomotion.tasks.terrain_cells import cells_generator, parse_cells
+from go2_locomotion.training import evaluate
 
 pytestmark = pytest.mark.sim
 
@@ -52,7 +52,7 @@ def zero_action(tmp_path_factory):
 def test_isaac_lab_and_mujoco_terrain_reports_compare(zero_action, tmp_path, capsys):
     checkpoint, bundle = zero_action
     cpu = ["--task", "Go2-Rough", "--device", "cpu", "--headless"]
-    assert isaac.main([*cpu, "--checkpoint", str(checkpoint), *SHORT, "--out", str(tmp_path / "isaac")]) == 0
+    assert evaluate.main([*cpu, "--checkpoint", str(checkpoint), *SHORT, "--out", str(tmp_path / "isaac")]) == 0
     assert sim2sim.main(["--bundle", str(bundle), *SHORT, "--output", str(tmp_path / "mj")]) == 0
     reports = {name: json.loads((tmp_path / name / "evaluation.json").read_text()) for name in ("isaac", "mj")}
     assert reports["isaac"]["simulator"] == "isaaclab" and reports["mj"]["simulator"] == "mujoco"
@@ -65,7 +65,7 @@ def test_isaac_lab_and_mujoco_terrain_reports_compare(zero_action, tmp_path, cap
             # Isaac Lab starts its robots with up to 0.5 m/s: settled after 1 s, standing, as MuJoCo's from rest
             assert cell["xy_error"] == pytest.approx(1.0, abs=0.1), (name, cell)
     capsys.readouterr()
-    assert isaac.main(["--compare", str(tmp_path / "isaac"), str(tmp_path / "mj")]) == 0
+    assert evaluate.main(["--compare", str(tmp_path / "isaac"), str(tmp_path / "mj")]) == 0
     printed = capsys.readouterr().out
     assert "(isaaclab)" in printed and "(mujoco)" in printed and "only in" not in printed
     rows = [line.split() for line in printed.splitlines() if line.split()[:1] and line.split()[0] in LABELS]

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 import torch
+from isaac_env import make_env
 from tensordict import TensorDict
 
 from go2_locomotion import pretrained
-from go2_locomotion.envs import make_env
 from go2_locomotion.training import preflight, warm_start
 from go2_locomotion.training.checkpoints import read_checkpoint
 

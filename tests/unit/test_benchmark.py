@@ -5,6 +5,7 @@ import json
 import pytest
 
 from go2_locomotion.benchmark import compare, upstream_tasks
+from go2_locomotion.compat import PATCH_LAUNCHER
 from go2_locomotion.versions import package_versions
 
 
@@ -60,6 +61,10 @@ def test_comparators_are_upstream_with_local_files():
     for section in ("observations", "actions", "rewards", "terminations", "events", "commands"):
         assert getattr(ours, section).to_dict() == getattr(theirs, section).to_dict(), section
     assert ours.scene.robot.actuators == theirs.scene.robot.actuators
+    # the simulation settings too, but for the OvPhysX launch, which installs the package's patches
+    for ovphysx in (theirs.sim.physics.ovphysx, theirs.sim.physics.physx.ovphysx):
+        assert ovphysx.launcher_type is None
+        ovphysx.launcher_type = PATCH_LAUNCHER
     assert ours.sim.to_dict() == theirs.sim.to_dict()
 
 

@@ -1,7 +1,9 @@
-"""The OvPhysX ray caster's reorder: environment rows from a binding's prim paths."""
+"""The ray-caster workarounds: the OvPhysX reorder (environment rows from a binding's prim paths), and the upstream
+mesh cache that :mod:`go2_locomotion.compat.ray_caster_meshes` empties for a new scanner."""
 
 import pytest
 
+from go2_locomotion.compat import ray_caster_meshes
 from go2_locomotion.compat.ovphysx_ray_caster import env_rows
 
 
@@ -31,3 +33,10 @@ def test_rows_already_in_order_need_nothing():
 def test_paths_that_are_not_one_per_environment_are_refused(paths, message):
     with pytest.raises(ValueError, match=message):
         env_rows(paths)
+
+
+def test_upstream_mesh_cache_still_process_wide():
+    """Isaac Lab 3.0.0's ray caster reuses a class-level mesh keyed by (prim path, device) alone, whatever stage the
+    new scanner is in. When this fails, upstream changed the cache: check whether compat/ray_caster_meshes.py can
+    go (``tests/sim/test_height_scan.py`` builds the case)."""
+    assert ray_caster_meshes.defect_present()

@@ -22,9 +22,10 @@ import go2_locomotion.tasks  # noqa: F401  (registers the tasks)
 from go2_locomotion.assets import go2_description, go2_usd
 from go2_locomotion.deploy.bundle import OBSERVATION_INPUTS
 from go2_locomotion.deploy.controller import ReferenceController, RobotState
-from go2_locomotion.tasks import TASKS, play_env_cfg
+from go2_locomotion.deploy.manifest import OBSERVATION_FORMAT, observation_format_name, term_is
+from go2_locomotion.tasks import TASKS, mdp, play_env_cfg
 from go2_locomotion.tasks.flat_env_cfg import Go2FlatEnvCfg
-from go2_locomotion.tasks.velocity_env_cfg import CPU_RECIPE_NUM_ENVS, Go2RoughEnvCfg
+from go2_locomotion.tasks.velocity_env_cfg import CPU_RECIPE_NUM_ENVS, VELOCITY_COMMAND, Go2RoughEnvCfg
 from go2_locomotion.training.preflight import (
     RolloutGeometry,
     config_observation_term_widths,
@@ -178,8 +179,8 @@ def test_policy_observation_is_what_the_deploy_controller_rebuilds(task, tmp_pat
     widths = config_observation_term_widths(cfg)["policy"]
     terms, start, state = [], 0, {}
     for name, term in _terms(cfg.observations.policy).items():
-        function = term.func.__name__
-        assert function in OBSERVATION_INPUTS, f"{name}: the deploy controller cannot rebuild {function}"
+        function = observation_format_name(term.func)
+        assert function in OBSERVATION_INPUTS, f"{name}: the deploy controller cannot rebuild {term.func.__name__}"
         params = {}
         if function == "gait_phase":
             params = {key: term.params[key] for key in ("period", "standing_command")}
@@ -199,6 +200,33 @@ def test_policy_observation_is_what_the_deploy_controller_rebuilds(task, tmp_pat
     robot.base_lin_vel = np.zeros(3)
     assert controller.observation(robot).shape == (start,)
     assert controller.act(robot).joint_pos_target.shape == (joints,)
+
+
+def test_export_recognises_observation_terms_by_their_function_object():
+    """The bundle format names every function the exporter recognises, and a function is recognised by identity:
+    another function of the same name is not."""
+    assert sorted(OBSERVATION_FORMAT.values()) == sorted(OBSERVATION_INPUTS)
+
+    def height_scan(env):  # same name, not Isaac Lab's function
+        return env
+
+    assert observation_format_name(mdp.height_scan) == "height_scan" and observation_format_name(height_scan) is None
+    # a live manager holds an instance of a class term: still that term
+    event = mdp.warn_on_solver_overflow.__new__(mdp.warn_on_solver_overflow)
+    assert term_is(mdp.warn_on_solver_overflow, mdp.warn_on_solver_overflow) and term_is(event, type(event))
+    assert not term_is(event, mdp.randomize_rigid_body_material)
+
+
+@pytest.mark.parametrize("task", TASKS)
+def test_the_velocity_command_is_named_once(task):
+    """Every term that reads a command reads the one :data:`VELOCITY_COMMAND` names, and the task has it."""
+    cfg = _env_cfg(task)
+    assert isinstance(getattr(cfg.commands, VELOCITY_COMMAND), mdp.SteerableVelocityCommandCfg)
+    sections = (cfg.rewards, cfg.observations.policy)
+    names = {
+        term.params["command_name"] for s in sections for term in _terms(s).values() if "command_name" in term.params
+    }
+    assert names == {VELOCITY_COMMAND}
 
 
 @pytest.mark.parametrize("task", TRAINING_TASKS)

@@ -16,10 +16,10 @@ import pytest
 
 from go2_locomotion.errors import UsageError
 from go2_locomotion.playback import recording
+from go2_locomotion.playback.play import build_parser
 from go2_locomotion.playback.steering import Steering, TerminalKeys
 from go2_locomotion.playback.viewer import plan_viewers
 from go2_locomotion.training.cli import parse_args
-from go2_locomotion.training.play import build_parser
 
 ROOT = Path(__file__).parents[2]
 
@@ -302,3 +302,18 @@ def test_upstream_viser_to_numpy_defect_still_present():
     from go2_locomotion.compat import viser_viewer
 
     assert viser_viewer.defect_present()
+
+
+def test_a_dropped_visualizer_is_noticed_by_the_report_isaac_lab_logs():
+    """Isaac Lab drops a visualizer whose step raised and says so only in a log record: recognised by its logger and
+    format string, and the installed Isaac Lab is checked to still write it."""
+    import logging
+
+    from go2_locomotion.compat import private_api
+
+    with private_api.VisualizerFailures() as failures:
+        logger = logging.getLogger(private_api.VISUALIZER_LOGGER)
+        logger.error(private_api.VISUALIZER_STEP_ERROR, "ViserVisualizer", AttributeError("a viewer defect"))
+        logger.error("Error stepping visualizer 'X': typed by someone else")
+        logging.getLogger("elsewhere").error(private_api.VISUALIZER_STEP_ERROR, "X", "y")
+    assert failures.failures == ["Error stepping visualizer 'ViserVisualizer': a viewer defect"]

@@ -1,7 +1,9 @@
-"""Other objects' private attributes are read in one place only: ``compat/private_api.py``, the adapter that checks
-them against the installed versions. Everywhere else in source/, scripts/ and tests/ a read of ``obj._name`` (or
-``getattr(obj, "_name")``, ``monkeypatch.setattr(obj, "_name", ...)``, ``from module import _name``) fails this
-test, which lists them. A class's own ``self._name`` / ``cls._name`` / ``super()._name`` and dunder names are fine.
+"""Other objects' private attributes and other libraries' private modules are reached in one place only:
+``compat/private_api.py``, the adapter that checks them against the installed versions. Everywhere else in source/,
+scripts/ and tests/ a read of ``obj._name`` (or ``getattr(obj, "_name")``, ``monkeypatch.setattr(obj, "_name",
+...)``, ``from module import _name``) or an import from a private module path (``newton._src.viewer``,
+``pkg._private``) fails this test, which lists them. A class's own ``self._name`` / ``cls._name`` /
+``super()._name``, dunder names and this repository's own modules (``scripts/_environment.py``) are fine.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ BY_NAME = {"getattr", "hasattr", "setattr", "delattr"}
 """Builtins (and ``monkeypatch`` methods of the same names) that take an attribute name as a string."""
 DOCUMENTED = {"os._exit"}
 """Underscored names that their library documents as public API."""
+OWN_MODULES = {"go2_locomotion"} | {path.stem for tree in ("scripts", "tests") for path in (ROOT / tree).glob("*.py")}
+"""Top-level modules of this repository (the scripts' ``_environment``, the tests' helpers)."""
 
 
 def _private(name: str) -> bool:
@@ -38,8 +42,15 @@ def _by_name(node: ast.Call) -> bool:
     return isinstance(attribute, ast.Constant) and isinstance(attribute.value, str) and _private(attribute.value)
 
 
+def _private_module(name: str | None) -> bool:
+    """An absolute module path of another library with a private part (``newton._src.viewer``)."""
+    parts = (name or "").split(".")
+    return parts[0] not in OWN_MODULES and any(_private(part) for part in parts)
+
+
 def private_reads(source: str) -> list[tuple[int, str]]:
-    """``(line, expression)`` of each read of another object's private attribute in ``source``."""
+    """``(line, expression)`` of each read of another object's private attribute, or import from another library's
+    private module, in ``source``."""
     found = []
     for node in ast.walk(ast.parse(source)):
         attribute = (
@@ -50,16 +61,24 @@ def private_reads(source: str) -> list[tuple[int, str]]:
         )
         if attribute or (isinstance(node, ast.Call) and _by_name(node)):
             found.append((node.lineno, ast.unparse(node)))
+        elif isinstance(node, ast.Import):
+            found += [(node.lineno, f"import {alias.name}") for alias in node.names if _private_module(alias.name)]
         elif isinstance(node, ast.ImportFrom):
+            module = f"{'.' * node.level}{node.module or ''}"
+            if not node.level and _private_module(node.module):
+                found.append((node.lineno, f"from {module} import {', '.join(a.name for a in node.names)}"))
+                continue
             for alias in node.names:
                 if _private(alias.name):
-                    found.append((node.lineno, f"from {'.' * node.level}{node.module or ''} import {alias.name}"))
+                    found.append((node.lineno, f"from {module} import {alias.name}"))
     return sorted(found)
 
 
 def test_the_detector_sees_private_reads_and_passes_own_ones():
     source = """
-import mod
+import mod, _environment
+import newton._src.viewer
+from newton._src.viewer.utils import to_numpy
 from mod import _hidden, visible
 class A(Base):
     def f(self, other, monkeypatch):
@@ -69,6 +88,8 @@ class A(Base):
         return mod._s(other.thing._r)
 """
     assert [expression for _, expression in private_reads(source)] == [
+        "import newton._src.viewer",
+        "from newton._src.viewer.utils import to_numpy",
         "from mod import _hidden",
         "other._y",
         "getattr(other, '_v', None)",
@@ -87,6 +108,6 @@ def test_private_attributes_are_read_only_through_the_adapter():
             for line, expression in private_reads(path.read_text()):
                 offenders.append(f"{path.relative_to(ROOT)}:{line}: {expression}")
     assert not offenders, (
-        "private attributes of other objects read outside compat/private_api.py (add an accessor there):\n"
-        + "\n".join(offenders)
+        "private attributes or modules of other libraries reached outside compat/private_api.py (add an accessor "
+        "there):\n" + "\n".join(offenders)
     )

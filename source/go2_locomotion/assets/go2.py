@@ -16,7 +16,6 @@ from isaaclab.utils.assets import ISAACLAB_NUCLEUS_DIR
 from isaaclab_newton.sim.schemas import NewtonArticulationCfg
 from isaaclab_physx.sim.schemas import PhysxArticulationCfg, PhysxRigidBodyCfg
 
-from ..compat import ovphysx_pinned_memory
 from . import go2_description, go2_usd
 from .go2_description import BODY_NAMES, JOINT_NAMES
 
@@ -64,14 +63,12 @@ def spawn_go2(prim_path: str, cfg: sim_utils.UsdFileCfg, translation=None, orien
     the cache folder in force now, built there first when missing or incomplete; any other ``usd_path`` is
     spawned as given.
 
-    Same contract as :func:`isaaclab.sim.spawners.from_files.spawn_from_usd`. Also applies, before any asset
-    allocates its buffers, the OvPhysX workaround for machines without CUDA (:mod:`..compat.ovphysx_pinned_memory`).
+    Same contract as :func:`isaaclab.sim.spawners.from_files.spawn_from_usd`.
     """
     # Imported here, not at module level: Isaac Lab's spawners load USD (pxr), which must not happen before Kit
     # starts inside Isaac Sim; loading the task configs stays free of pxr, as Isaac Lab's own configs are.
     from isaaclab.sim.spawners.from_files import spawn_from_usd
 
-    ovphysx_pinned_memory.apply_if_needed()
     resolved = go2_usd.resolve_usd_path(cfg.usd_path)
     if resolved != cfg.usd_path:
         cfg = cfg.replace(usd_path=resolved)

@@ -25,10 +25,15 @@ from __future__ import annotations
 
 import hashlib
 import os
+import sys
 import tempfile
 from pathlib import Path
 
+from ..versions import package_version
 from . import go2_description
+
+# Imported inside functions: the converter (the optional extra ``usd-build``) and USD (``pxr``), which inside Isaac
+# Sim must not load before Kit starts; spawning the shipped asset needs neither.
 
 _FLATTEN_VERSION = "1"
 """Bump when the flattening below changes, so cached assets are rebuilt."""
@@ -128,8 +133,6 @@ def ensure_go2_usd() -> Path:
 
 def installed_converter_version() -> str | None:
     """The installed ``mujoco-usd-converter`` version, ``None`` without it (inside Isaac Sim, for example)."""
-    from ..versions import package_version
-
     return package_version("mujoco-usd-converter")
 
 
@@ -213,8 +216,12 @@ def ship() -> Path:
     return target
 
 
-if __name__ == "__main__":
-    import sys
+def main(argv: list[str]) -> int:
+    """``python -m go2_locomotion.assets.go2_usd [--ship]``: build the asset ahead of time (on a login node, or
+    outside Isaac Sim's Kit) and print its path; ``--ship`` refreshes the shipped one."""
+    print(ship() if "--ship" in argv else (shipped_usd_path() or ensure_go2_usd()))
+    return 0
 
-    # Build the asset ahead of time (on a login node, or outside Isaac Sim's Kit) and print its path.
-    print(ship() if "--ship" in sys.argv[1:] else (shipped_usd_path() or ensure_go2_usd()))
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

@@ -235,7 +235,7 @@ class TrainingSetup:
 def cpu_recipe_setups(baseline_envs: int = 64) -> list[TrainingSetup]:
     """The CPU training recipe against today's default and upstream's task with upstream's defaults, both at
     ``baseline_envs`` (Newton / MuJoCo-Warp: the default physics of both)."""
-    from ..tasks.velocity_env_cfg import CPU_RECIPE_NUM_ENVS
+    from ..tasks.velocity_env_cfg import CPU_RECIPE_NUM_ENVS  # Isaac Lab's configs: the driver imports none else
 
     ours, upstream = PAIRS["flat"]
     return [
@@ -313,8 +313,6 @@ def format_training(result: dict) -> str:
 
 
 def _cpu_count() -> int | None:
-    import os
-
     return os.cpu_count()
 
 

@@ -2,8 +2,9 @@
 
 ``Go2-Upstream-Flat-Offline`` and ``Go2-Upstream-Rough-Offline`` are ``Isaac-Velocity-Flat-UnitreeGo2`` and
 ``Isaac-Velocity-Rough-UnitreeGo2`` with this package's offline Go2 model and ground substituted for the files
-they download (robot USD, ground plane, sky texture, terrain material); every other setting is upstream's, so a
-side-by-side measurement compares the MDPs, not the assets.
+they download (robot USD, ground plane, sky texture, terrain material), and their OvPhysX config naming the
+package's launch patches (:mod:`go2_locomotion.compat.launcher`) as the Go2 tasks' does; every other setting is
+upstream's, so a side-by-side measurement compares the MDPs, not the assets.
 """
 
 from isaaclab.utils import configclass
@@ -12,13 +13,15 @@ from isaaclab_tasks.core.velocity.config.go2.rough_env_cfg import UnitreeGo2Roug
 
 from ..assets import go2_usd
 from ..assets.go2 import GROUND_USD, Go2UsdFileCfg
+from ..compat import PATCH_LAUNCHER
 from ..tasks.registry import register_tasks
 
 UPSTREAM_AGENTS = "isaaclab_tasks.core.velocity.config.go2.agents.rsl_rl_ppo_cfg"
 
 
 def use_offline_assets(cfg) -> None:
-    """Swap the downloaded files of an upstream velocity config for local ones."""
+    """Swap the downloaded files of an upstream velocity config for local ones; its OvPhysX launch installs the
+    package's patches (OvPhysX on a machine without CUDA)."""
     spawn = cfg.scene.robot.spawn
     cfg.scene.robot.spawn = Go2UsdFileCfg(
         usd_path=go2_usd.OFFLINE_USD,
@@ -32,6 +35,9 @@ def use_offline_assets(cfg) -> None:
     if terrain.terrain_type == "plane":
         terrain.terrain_type = "usd"
         terrain.usd_path = GROUND_USD
+    physics = cfg.sim.physics
+    for ovphysx in (physics.ovphysx, physics.physx.ovphysx):
+        ovphysx.launcher_type = PATCH_LAUNCHER
 
 
 @configclass

@@ -9,19 +9,24 @@ package's ``ArticulationData`` already avoids it (``pinned = device != "cpu"``).
 Pinning only speeds up copies to and from a GPU; without a CUDA device there is no such copy, so ordinary host
 memory is equivalent. :func:`apply_if_needed` makes Warp's CPU device hand out ordinary host memory for pinned
 requests, and does so only when Warp sees no CUDA device; with a GPU nothing changes. Installed files are not
-touched. The Go2 spawner calls it, so every launch path that builds a Go2 scene (the scripts, Isaac Lab's own CLI,
-the tests) gets it before any asset allocates its buffers.
+touched. It is installed at the simulation's launch (:mod:`.launcher`), before any asset allocates its buffers.
 
 ``tests/sim/test_physx.py::test_upstream_pinned_memory_bug_still_present`` builds a PhysX environment without this
 workaround and expects the upstream failure: when it starts failing, Isaac Lab has fixed the bug and this module
-(and its call in ``assets/go2.py``) can go.
+(and its call in :func:`.launcher.install_patches`) can go.
 """
 
 from __future__ import annotations
 
 import logging
 
+import warp as wp
+
+from . import written_for
+
 logger = logging.getLogger(__name__)
+
+UPSTREAM_TEST = "tests/sim/test_physx.py::test_upstream_pinned_memory_bug_still_present"
 
 
 def apply_if_needed() -> bool:
@@ -29,11 +34,10 @@ def apply_if_needed() -> bool:
 
     Returns whether the workaround is in force. Idempotent; with a CUDA device it does nothing.
     """
-    import warp as wp
-
     wp.init()
     if wp.get_cuda_device_count() > 0:
         return False
+    written_for("isaaclab", "3.0.0", UPSTREAM_TEST)
     cpu = wp.get_device("cpu")
     if cpu.pinned_allocator is not cpu.default_allocator:
         cpu.pinned_allocator = cpu.default_allocator

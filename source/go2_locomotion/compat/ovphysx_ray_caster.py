@@ -15,7 +15,8 @@ affected (its sensor rows are in environment order).
 except on OvPhysX, where :class:`EnvOrderedOvPhysxRayCaster` reorders the binding's rows into environment order
 (read from the binding's own ``prim_paths``) before the rays are cast. ``tests/sim/test_height_scan.py`` checks
 the scan sits under its own robot on both engines, and that the raw upstream binding is still lexicographic:
-when that test fails, upstream has fixed the bug and this module can go.
+when that test fails, upstream has fixed the bug and this module can go. The factory also drops Isaac Lab's stale
+ray-cast meshes (:mod:`.ray_caster_meshes`, a second upstream bug).
 """
 
 from __future__ import annotations
@@ -24,6 +25,13 @@ import functools
 import re
 
 import torch
+
+from . import private_api, ray_caster_meshes, written_for
+
+# Imported inside functions: Isaac Lab's sensor classes, which load USD (pxr) and so come after the launch (the task
+# configs that name this factory stay free of pxr), and OvPhysX's (an optional backend) with Warp.
+
+UPSTREAM_TEST = "tests/sim/test_height_scan.py::test_each_robot_reads_the_ground_under_itself"
 
 ENV_INDEX = re.compile(r"/env_(\d+)/")
 """The environment number in a cloned prim path (Isaac Lab's ``/World/envs/env_<i>/...``)."""
@@ -53,16 +61,15 @@ def _ovphysx_class():
     import warp as wp
     from isaaclab_ov.sensors.ray_caster import RayCaster as OvPhysxRayCaster
 
-    from .private_api import check_ovphysx_ray_caster, ovphysx_ray_caster_rows
-
-    check_ovphysx_ray_caster(OvPhysxRayCaster)
+    written_for("isaaclab", "3.0.0", UPSTREAM_TEST)
+    private_api.check_ovphysx_ray_caster(OvPhysxRayCaster)
 
     class EnvOrderedOvPhysxRayCaster(OvPhysxRayCaster):
         """Isaac Lab's OvPhysX ray caster with its tracked bodies in environment order."""
 
         def _initialize_pose_tracking(self) -> None:
             super()._initialize_pose_tracking()
-            rows = None if self._ovphysx_body_view is None else env_rows(ovphysx_ray_caster_rows(self))
+            rows = None if self._ovphysx_body_view is None else env_rows(private_api.ovphysx_ray_caster_rows(self))
             self._go2_env_rows = None if rows is None else torch.tensor(rows, dtype=torch.long)
             if rows is not None:
                 self._go2_ordered = torch.zeros((len(rows), 7), dtype=torch.float32, device=self._device)
@@ -78,28 +85,12 @@ def _ovphysx_class():
     return EnvOrderedOvPhysxRayCaster
 
 
-def forget_cached_meshes(mesh_prim_paths: list[str]) -> int:
-    """Drop Isaac Lab's cached ray-cast meshes of these prim paths; returns how many were dropped.
-
-    Second upstream bug (isaaclab 3.0.0, ``BaseRayCaster.meshes``): the ray caster caches the Warp mesh it reads
-    from the stage in a class-level dict keyed by (prim path, device) and never drops it, so a second environment
-    built in the same process with another terrain at the same path (``/World/ground``) casts its rays on the first
-    environment's terrain. Measured: the sim tests' second terrain read heights 0.70 m off. Dropping the entries
-    when a new scanner is made lets it read its own stage."""
-    from isaaclab.sensors.ray_caster.base_ray_caster import BaseRayCaster
-
-    stale = [key for key in BaseRayCaster.meshes if key[0] in set(mesh_prim_paths)]
-    for key in stale:
-        del BaseRayCaster.meshes[key]
-    return len(stale)
-
-
 def height_scanner(cfg, *args, **kwargs):
     """The ray caster for ``cfg`` on the active physics backend, in environment order on every backend, reading
-    the terrain of its own stage (:func:`forget_cached_meshes`)."""
+    the terrain of its own stage (:func:`.ray_caster_meshes.forget_cached_meshes`)."""
     from isaaclab.sensors import RayCaster
 
-    forget_cached_meshes(list(cfg.mesh_prim_paths))
+    ray_caster_meshes.forget_cached_meshes(list(cfg.mesh_prim_paths))
     backend_class = RayCaster.resolve_class(cfg)
     if backend_class.__module__.startswith("isaaclab_ov."):
         return _ovphysx_class()(cfg, *args, **kwargs)

@@ -1,16 +1,21 @@
-"""The one place that relies on other libraries' private or undocumented API, checked once against the installed
+"""The one place that relies on other libraries' private or undocumented API, checked against the installed
 versions.
 
-:func:`check` verifies that every name the package relies on exists, and raises :class:`PrivateApiError` naming
-the missing one and the installed version, instead of a failure (or a silently skipped feature) deep inside a run.
+The ``check_*`` functions (once per class) and the accessors verify that every name the package relies on exists,
+and raise :class:`PrivateApiError` naming the missing one and the installed version, instead of a failure (or a
+silently skipped feature) deep inside a run.
 """
 
 from __future__ import annotations
 
 import functools
 import inspect
+import logging
 
 from ..versions import package_version
+
+# Imported inside functions: the libraries each accessor reaches into (RSL-RL, Isaac Lab, newton); importing the
+# adapter loads none of them, and under Isaac Sim Isaac Lab's simulation classes must follow Kit's start.
 
 
 class PrivateApiError(RuntimeError):
@@ -117,6 +122,13 @@ def check_ovphysx_ray_caster(ray_caster_cls) -> None:
     _require("self._ovphysx_body_view =" in source, "OvPhysX RayCaster._ovphysx_body_view", "isaaclab")
 
 
+def ray_caster_mesh_loading(ray_caster_cls) -> str:
+    """The source of the ray caster's mesh loading (``BaseRayCaster._initialize_warp_meshes``), which
+    :mod:`go2_locomotion.compat.ray_caster_meshes` checks for the upstream cache it works around."""
+    name = "_initialize_warp_meshes"
+    return inspect.getsource(_attribute(ray_caster_cls, name, ray_caster_cls.__name__, "isaaclab"))
+
+
 def ovphysx_ray_caster_rows(sensor) -> list[str]:
     """The prim paths of an OvPhysX ray caster's pose binding, in its row order (``_ovphysx_body_view``)."""
     return list(_attribute(sensor, "_ovphysx_body_view", type(sensor).__name__, "isaaclab").prim_paths)
@@ -129,6 +141,86 @@ def observation_normalizer(policy):
     """The policy model's observation normaliser (``MLPModel.obs_normalizer``), or ``None`` when it has none."""
     normalizer = getattr(policy, "obs_normalizer", None)
     return normalizer if normalizer is not None and hasattr(normalizer, "mean") else None
+
+
+# -- Isaac Lab's viser visualizer ------------------------------------------------------------------------------
+
+
+def viser_visualizer_viewer(visualizer):
+    """The newton viser viewer an Isaac Lab viser visualizer draws into (``ViserVisualizer._viewer``), ``None``
+    before it starts and once it is closed."""
+    return _attribute(visualizer, "_viewer", "ViserVisualizer", "isaaclab")
+
+
+def draw_viser_frame(visualizer) -> None:
+    """Draw the scene's current state into a viser visualizer's viewer, as ``ViserVisualizer.step`` does for a
+    connected browser (``_viewer``, ``_sim_time``, ``_scene_data_provider``, ``_transform_mapping``,
+    ``_render_markers``)."""
+    from isaaclab.scene_data import SceneDataFormat
+
+    def private(name):
+        return _attribute(visualizer, name, "ViserVisualizer", "isaaclab")
+
+    viewer, backend, provider = private("_viewer"), visualizer.backend, private("_scene_data_provider")
+    viewer.begin_frame(private("_sim_time"))
+    try:
+        poses = SceneDataFormat.Transform()
+        if provider.get_transforms(poses, mapping=private("_transform_mapping"), count=backend.model.body_count):
+            backend.state_0.body_q = poses.transforms
+        viewer.log_state(backend.state_0)
+        if visualizer.cfg.enable_markers:
+            private("_render_markers")(backend.model.num_envs)
+    finally:
+        viewer.end_frame()
+
+
+VISUALIZER_STEP_ERROR = "Error stepping visualizer '%s': %s"
+"""The log call (format string) with which Isaac Lab 3.0's ``SimulationContext`` reports a visualizer whose step
+raised, before it drops it; Isaac Lab offers no hook or state that tells a dropped visualizer from a closed one."""
+
+VISUALIZER_LOGGER = "isaaclab.sim.simulation_context"
+"""The logger of that report."""
+
+
+class VisualizerFailures(logging.Handler):
+    """The visualizers Isaac Lab dropped because their step raised, while installed (a context manager).
+
+    Isaac Lab says so only in a log record: it is matched by logger and format string, never by the rendered text,
+    and on leaving, the installed ``SimulationContext`` is checked to still report failures that way
+    (:class:`PrivateApiError` otherwise).
+    """
+
+    def __init__(self):
+        super().__init__(level=logging.ERROR)
+        self.failures: list[str] = []
+        """Each failure as Isaac Lab reported it."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.name == VISUALIZER_LOGGER and record.msg == VISUALIZER_STEP_ERROR:
+            self.failures.append(record.getMessage())
+
+    def __enter__(self) -> VisualizerFailures:
+        logging.getLogger(VISUALIZER_LOGGER).addHandler(self)
+        return self
+
+    def __exit__(self, exc_type, *exc) -> None:
+        logging.getLogger(VISUALIZER_LOGGER).removeHandler(self)
+        if exc_type is None:
+            check_visualizer_failure_report()
+
+
+@functools.cache
+def check_visualizer_failure_report() -> None:
+    """``SimulationContext`` logs :data:`VISUALIZER_STEP_ERROR` on :data:`VISUALIZER_LOGGER` when it drops a
+    visualizer (the simulation has run by then: the import costs nothing)."""
+    from isaaclab.sim import SimulationContext
+
+    source = inspect.getsource(SimulationContext.update_visualizers)
+    _require(
+        SimulationContext.__module__ == VISUALIZER_LOGGER and f'logger.error("{VISUALIZER_STEP_ERROR}"' in source,
+        f"SimulationContext.update_visualizers's report {VISUALIZER_STEP_ERROR!r}",
+        "isaaclab",
+    )
 
 
 # -- newton / viser -------------------------------------------------------------------------------------------
@@ -155,6 +247,14 @@ def viser_plane_logger_calls_to_numpy(viewer_cls) -> bool:
 def has_to_numpy(viewer_cls) -> bool:
     """Whether a viser viewer class has ``_to_numpy``."""
     return hasattr(viewer_cls, "_to_numpy")
+
+
+def newton_to_numpy():
+    """newton 1.6.1's array conversion that its ``ViewerViser`` had as ``_to_numpy`` in earlier releases
+    (``to_numpy`` of the private module ``newton._src.viewer.utils``)."""
+    from newton._src.viewer import utils
+
+    return _attribute(utils, "to_numpy", "newton._src.viewer.utils", "newton")
 
 
 def give_to_numpy(viewer, to_numpy) -> None:

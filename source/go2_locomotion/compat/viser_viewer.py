@@ -4,11 +4,12 @@ Upstream defect (isaaclab 3.0.0, ``isaaclab_visualizers/viser/viser_visualizer.p
 _log_plane_instances`` calls ``self._to_numpy``, a method newton's ``ViewerViser`` had in earlier releases; newton
 1.6.1 moved it to a module function (``newton._src.viewer.utils.to_numpy``). The viewer draws only while a browser
 is connected, so the first frame drawn for a browser raises ``AttributeError: ... no attribute '_to_numpy'``; Isaac
-Lab logs ``Error stepping visualizer 'ViserVisualizer'``, drops the viewer, and playback ends early with exit 0.
+Lab logs ``Error stepping visualizer 'ViserVisualizer'``, drops the viewer, and playback ends early.
 
-:func:`repair` gives one viewer instance the missing method (the same conversion newton now does in its module
-function); the class is not modified, and a viewer whose class has the method is left alone. The package's own
-visualizer (:class:`go2_locomotion.playback.viser_visualizer.Go2ViserVisualizer`) calls it on the viewer it creates.
+:func:`repair` gives one viewer instance the missing method (newton's own module function, reached through
+:func:`.private_api.newton_to_numpy`); the class is not modified, and a viewer whose class has the method is left
+alone. The package's own visualizer (:class:`go2_locomotion.playback.viser_visualizer.Go2ViserVisualizer`) repairs
+the viewer it starts.
 
 ``tests/unit/test_playback.py::test_upstream_viser_to_numpy_defect_still_present`` checks that Isaac Lab's viewer
 class still lacks the method: when it fails, upstream has fixed the defect and this module can go.
@@ -16,11 +17,14 @@ class still lacks the method: when it fails, upstream has fixed the defect and t
 
 from __future__ import annotations
 
-from . import private_api
+from . import private_api, written_for
+
+UPSTREAM_TEST = "tests/unit/test_playback.py::test_upstream_viser_to_numpy_defect_still_present"
 
 
 def defect_present() -> bool:
     """Whether the installed Isaac Lab viser viewer calls ``self._to_numpy`` that its newton base no longer has."""
+    # Isaac Lab's visualizers and viser: heavy and optional, needed only when this is asked
     from isaaclab_visualizers.viser.viser_visualizer import NewtonViewerViser
 
     calls_it = private_api.viser_plane_logger_calls_to_numpy(NewtonViewerViser)
@@ -31,7 +35,6 @@ def repair(viewer) -> bool:
     """Give ``viewer`` the ``_to_numpy`` its Isaac Lab code calls, when its class lacks it; returns whether it did."""
     if private_api.has_to_numpy(type(viewer)):
         return False
-    from newton._src.viewer.utils import to_numpy
-
-    private_api.give_to_numpy(viewer, to_numpy)
+    written_for("isaaclab", "3.0.0", UPSTREAM_TEST)
+    private_api.give_to_numpy(viewer, private_api.newton_to_numpy())
     return True

@@ -135,6 +135,15 @@ class Bundle:
         """A per-joint manifest list ``[12]`` (policy order) as float64."""
         return _joint_array(self.manifest, dotted, self.manifest_path)
 
+    def command_ranges(self) -> dict[str, list[float]]:
+        """The ranges of the velocity command the policy observes, e.g. ``{"lin_vel_x": [lo, hi], ...}``: the
+        ``commands`` entry its command input's ``params.command_name`` names."""
+        terms = self.field("observation.terms")
+        names = [t.get("params", {}).get("command_name") for t in terms if t["input"] == "command"]
+        if len(names) != 1 or names[0] is None:
+            raise BundleError(f"{self.manifest_path}: expected one command input with a 'command_name', got {names}")
+        return self.field(f"commands.{names[0]}.ranges")
+
 
 def _field(manifest: dict, dotted: str, path: Path) -> Any:
     try:
@@ -254,7 +263,7 @@ def _check_observation(manifest: dict, path: Path) -> int:
 
 
 def _check_policy(manifest: dict, policy_path: Path, path: Path):
-    import onnxruntime as ort
+    import onnxruntime as ort  # heavy: the format's tables (OBSERVATION_INPUTS, ...) are read without it
 
     expected_hash = _field(manifest, "policy.sha256", path)
     if sha256_file(policy_path) != expected_hash:

@@ -6,6 +6,10 @@ sensors, never retyped; what the reference controller could not rebuild (an obse
 know, observation history, a partial joint selection) is refused here, so no bundle is written that
 :mod:`.controller` would run wrongly.
 
+Manager terms are recognised by their function or class object (:func:`term_is`), never by name, so renaming an
+MDP function cannot silently change a bundle; the bundle names them in its own format
+(:data:`OBSERVATION_FORMAT`).
+
 Isaac Lab 3.0 has no public accessor for an observation group's term configs or a joint action's resolved
 scale/offset/clip: they are read through :mod:`go2_locomotion.compat.private_api`, which names a missing one with
 the installed version; ``tests/sim/test_deploy.py`` fails if they change meaning.
@@ -15,14 +19,18 @@ the installed version; ``tests/sim/test_deploy.py`` fails if they change meaning
 from __future__ import annotations
 
 import inspect
+import zipfile
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+import onnx
 import yaml
+from isaaclab.actuators import ActuatorBase
 
 from ..compat import private_api
 from ..envs import physics_record
+from ..tasks import mdp
 from ..versions import package_versions
 from .bundle import (
     FORMAT,
@@ -45,6 +53,32 @@ POLICY_GROUP = "policy"
 
 ACTION_TERM = "joint_pos"
 """The joint-position action term."""
+
+OBSERVATION_FORMAT = {
+    mdp.base_lin_vel: "base_lin_vel",
+    mdp.base_ang_vel: "base_ang_vel",
+    mdp.projected_gravity: "projected_gravity",
+    mdp.generated_commands: "generated_commands",
+    mdp.joint_pos_rel: "joint_pos_rel",
+    mdp.joint_vel_rel: "joint_vel_rel",
+    mdp.last_action: "last_action",
+    mdp.gait_phase: "gait_phase",
+    mdp.height_scan: "height_scan",
+}
+"""Observation function -> its name in the bundle format (a key of :data:`.bundle.OBSERVATION_INPUTS`, which the
+reference controller rebuilds); a term whose function is not here is refused."""
+
+
+def term_is(func, term) -> bool:
+    """Whether a term config's ``func`` is the MDP term ``term``: the function or class itself (a config), or an
+    instance of the class (a live manager builds one from a class term)."""
+    return func is term or (isinstance(term, type) and isinstance(func, term))
+
+
+def observation_format_name(func) -> str | None:
+    """The bundle format's name of an observation term's function (:data:`OBSERVATION_FORMAT`), ``None`` when the
+    reference controller cannot rebuild it."""
+    return next((name for term, name in OBSERVATION_FORMAT.items() if term_is(func, term)), None)
 
 
 class ExportError(ValueError):
@@ -109,15 +143,13 @@ def _group_values(robot, name: str) -> dict[str, Any]:
     """Live values of one actuator group, each ``[num_envs, group joints]`` or ``None``, from the Isaac
     Lab-executed model or from the Newton actuator that runs the group (on Newton, and on PhysX when Isaac Lab
     hands explicit models to Newton)."""
-    from isaaclab.actuators import ActuatorBase
-
     group = robot.actuators[name]
     if isinstance(group, ActuatorBase):
         return {
             key: attribute(group) if callable(attribute) else getattr(group, attribute, None)
             for key, (attribute, _) in ACTUATOR_FIELDS.items()
         }
-    from isaaclab.actuators.newton.adapter import read_group_parameter
+    from isaaclab.actuators.newton.adapter import read_group_parameter  # Newton: only a Newton-run group needs it
 
     values = {}
     for key, (_, candidates) in ACTUATOR_FIELDS.items():
@@ -177,14 +209,13 @@ def _noise(noise_cfg) -> dict[str, Any] | None:
 
 
 def _term_params(env, name: str, term_cfg) -> dict[str, Any]:
-    function = term_cfg.func.__name__
     params: dict[str, Any] = {}
     for key, value in term_cfg.params.items():
         if key == "asset_cfg" and value.joint_ids not in (slice(None), list(range(NUM_JOINTS))):
             raise ExportError(f"observation term '{name}' reads a subset of the joints ({value.joint_names})")
         if key == "command_name":
             params[key] = value
-    if function == "height_scan":
+    if term_is(term_cfg.func, mdp.height_scan):
         sensor = env.scene.sensors[term_cfg.params["sensor_cfg"].name]
         robot = env.scene["robot"]
         default_offset = inspect.signature(term_cfg.func).parameters["offset"].default
@@ -194,7 +225,7 @@ def _term_params(env, name: str, term_cfg) -> dict[str, Any]:
         starts = sensor.ray_starts.torch[0].cpu().numpy()
         params["points_xy"] = [_numbers(p) for p in starts[:, :2]]
         params["ray_alignment"] = sensor.cfg.ray_alignment
-    if function == "gait_phase":
+    if term_is(term_cfg.func, mdp.gait_phase):
         params["period"] = _number(term_cfg.params["period"])
         if term_cfg.params.get("command_name") is not None:
             default = inspect.signature(term_cfg.func).parameters["standing_command"].default
@@ -216,11 +247,11 @@ def _observation(env, runner) -> dict[str, Any]:
         private_api.observation_term_cfgs(manager, POLICY_GROUP),
         strict=True,
     ):
-        function = term_cfg.func.__name__
-        if function not in OBSERVATION_INPUTS:
+        function = observation_format_name(term_cfg.func)
+        if function is None:
             raise ExportError(
-                f"observation term '{name}' uses {function}, which the reference controller cannot rebuild; "
-                f"supported: {', '.join(OBSERVATION_INPUTS)}"
+                f"observation term '{name}' uses {getattr(term_cfg.func, '__name__', term_cfg.func)}, which the "
+                f"reference controller cannot rebuild; supported: {', '.join(OBSERVATION_INPUTS)}"
             )
         if term_cfg.history_length or term_cfg.modifiers:
             raise ExportError(f"observation term '{name}' uses history or modifiers, which the bundle cannot describe")
@@ -275,8 +306,6 @@ def _commands(env) -> dict[str, Any]:
 
 
 def _policy(onnx_path: Path) -> dict[str, Any]:
-    import onnx
-
     model = onnx.load(str(onnx_path))
 
     def described(value):
@@ -297,7 +326,7 @@ def _robot_friction(env, asset_name: str) -> dict[str, Any] | None:
     for name in (name for names in manager.active_terms.values() for name in names):
         term_cfg = manager.get_term_cfg(name)
         asset_cfg = term_cfg.params.get("asset_cfg")
-        if term_cfg.func.__name__ == "randomize_rigid_body_material" and getattr(asset_cfg, "name", None) == asset_name:
+        if term_is(term_cfg.func, mdp.randomize_rigid_body_material) and getattr(asset_cfg, "name", None) == asset_name:
             return {
                 "static": _numbers(term_cfg.params["static_friction_range"]),
                 "dynamic": _numbers(term_cfg.params["dynamic_friction_range"]),
@@ -384,8 +413,6 @@ def export_policy(runner, export_dir: Path) -> tuple[Path, Path]:
     ``policy.onnx`` so the policy is one self-contained file. Neither file names the exporting machine's paths
     (ONNX stack traces and TorchScript debug records are dropped).
     """
-    import onnx
-
     runner.export_policy_to_jit(path=str(export_dir), filename="policy.pt")
     onnx_path = export_dir / POLICY_FILE
     runner.export_policy_to_onnx(path=str(export_dir), filename=onnx_path.name)
@@ -411,8 +438,6 @@ ONNX_STACK_TRACE = "pkg.torch.onnx.stack_trace"
 def _drop_torchscript_debug_info(path: Path) -> None:
     """Remove TorchScript's ``*.debug_pkl`` records (source ranges naming the exporting machine's files); the module
     loads and runs the same without them."""
-    import zipfile
-
     temporary = path.with_name(path.name + ".tmp")
     with zipfile.ZipFile(path) as source, zipfile.ZipFile(temporary, "w") as target:
         for info in source.infolist():

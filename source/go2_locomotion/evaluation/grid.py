@@ -9,6 +9,7 @@ full forward speed, then told to stand).
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 STOP_AFTER_S = 6.0
@@ -89,10 +90,11 @@ def _scaled(fraction: float, limits: tuple[float, float]) -> float:
     return round(fraction * (high if fraction >= 0 else -low), 6) + 0.0  # + 0.0: no -0.0 in the report
 
 
-def default_grid(ranges: dict[str, tuple[float, float]]) -> list[GridCommand]:
-    """The default grid for command ranges ``{"lin_vel_x": (lo, hi), "lin_vel_y": ..., "ang_vel_z": ...}``: the
-    commands of :data:`DEFAULT_FRACTIONS`, then ``stop`` (the full forward speed, told to stand at
-    :data:`STOP_AFTER_S`)."""
+def default_grid(ranges: Mapping[str, Sequence[float]]) -> list[GridCommand]:
+    """The default grid for command ranges ``{"lin_vel_x": (lo, hi), "lin_vel_y": ..., "ang_vel_z": ...}`` (a command
+    config's ``ranges.to_dict()`` or a bundle's :meth:`~go2_locomotion.deploy.bundle.Bundle.command_ranges`; other
+    keys are ignored): the commands of :data:`DEFAULT_FRACTIONS`, then ``stop`` (the full forward speed, told to
+    stand at :data:`STOP_AFTER_S`)."""
     keys = ("lin_vel_x", "lin_vel_y", "ang_vel_z")
     grid = [
         GridCommand(name, tuple(_scaled(f, tuple(ranges[k])) for f, k in zip((fx, fy, fz), keys, strict=True)))

@@ -2,18 +2,19 @@
 terrain_cells`), and each cell's success is the terrain curriculum's own criterion: the robot got at least half a
 tile away from the centre without falling.
 
-The same for every simulator: an adapter (Isaac Lab in :mod:`.isaac`, plain MuJoCo in the sim-to-sim package) calls
-:meth:`TerrainRecorder.record` once per policy step with numpy arrays over its robots; :meth:`TerrainRecorder.report`
-gives per-cell figures. The report is ``evaluation.json`` with the cells under ``terrain`` (:mod:`.terrain_report`).
+The same for every simulator: an adapter (Isaac Lab in :mod:`go2_locomotion.training.evaluate`, plain MuJoCo in
+:mod:`go2_locomotion.deploy.sim2sim.terrain_grid`) calls :meth:`TerrainRecorder.record` once per policy step with
+numpy arrays over its robots; :meth:`TerrainRecorder.report` gives per-cell figures. The report is
+``evaluation.json`` with the cells under ``terrain`` (:mod:`.terrain_report`). Numpy only: a cell is anything with
+``describe()`` (a :class:`~go2_locomotion.tasks.terrain_cells.TerrainCell`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-
-from ..tasks.terrain_cells import TERRAINS, TerrainCell
 
 FORWARD_SPEED = 1.0
 """The command every robot keeps [m/s, straight ahead]: the top of the task's forward range."""
@@ -40,7 +41,8 @@ def level_zero_generator(base):
 class TerrainRecorder:
     """Per-robot outcomes on terrain cells: robot ``r`` walks cell ``assignment[r]`` under the command ``command``."""
 
-    cells: list[TerrainCell]
+    cells: Sequence
+    """The cells, each with ``describe()`` (:class:`~go2_locomotion.tasks.terrain_cells.TerrainCell`)."""
     assignment: np.ndarray
     step_dt: float
     settle_s: float
@@ -101,13 +103,12 @@ class TerrainRecorder:
 
 
 def summarise(cells: list[dict]) -> dict:
-    """Mean success and fall rates over the cells, and per terrain the success at its largest evaluated size."""
+    """Mean success and fall rates over the cells, and per terrain (in the cells' order) the success at its largest
+    evaluated size."""
     per_terrain = {}
-    for name in TERRAINS:
-        mine = [c for c in cells if c["name"] == name]
-        if mine:
-            top = max(mine, key=lambda c: c["difficulty"])
-            per_terrain[name] = {"label": top["label"], "success_rate": top["success_rate"]}
+    for name in dict.fromkeys(c["name"] for c in cells):
+        top = max((c for c in cells if c["name"] == name), key=lambda c: c["difficulty"])
+        per_terrain[name] = {"label": top["label"], "success_rate": top["success_rate"]}
     return {
         "success_rate": _mean(np.array([c["success_rate"] for c in cells])),
         "fall_rate": _mean(np.array([c["fall_rate"] for c in cells])),

@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..plotting import figure
-from ..tasks.terrain_cells import TERRAINS
 from . import report as reports
 from .report import TERRAIN_FORMAT as FORMAT
 from .report import fmt
@@ -63,8 +62,8 @@ def table(report: dict) -> str:
 
 
 def plot(report: dict, path: Path) -> None:
-    """Success (and falls, dashed) over the obstacle size, one panel per terrain."""
-    names = [name for name in TERRAINS if any(c["name"] == name for c in report["terrain"])]
+    """Success (and falls, dashed) over the obstacle size, one panel per terrain (the summary's order)."""
+    names = list(report["summary"]["largest_size"])
     with figure(path, dpi=80, nrows=1, ncols=max(len(names), 1), figsize=(3.6 * max(len(names), 1), 3.6)) as (
         fig,
         axes,
@@ -77,7 +76,7 @@ def plot(report: dict, path: Path) -> None:
             ax.plot(sizes, [c["fall_rate"] for c in cells], "x--", color="tab:red", label="falls")
             ax.set_ylim(-0.05, 1.05)
             ax.set_title(name)
-            ax.set_xlabel("slope [deg]" if "slope_deg" in cells[0] else f"{TERRAINS[name].what} [cm]")
+            ax.set_xlabel("slope [deg]" if "slope_deg" in cells[0] else f"{cells[0]['what']} [cm]")
             ax.grid(alpha=0.3)
         axes[0].legend(fontsize=8)
         fig.suptitle(

@@ -22,6 +22,8 @@ from pathlib import Path
 
 from ..errors import UsageError, check_writable, exit_on_usage_error, prepare_output_file
 
+# Imported inside functions: viser and its codecs (msgspec, zstandard), optional: only the recording commands need them.
+
 RECORDING_NAME = "recording.viser"
 
 

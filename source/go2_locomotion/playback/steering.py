@@ -180,7 +180,7 @@ class TerminalKeys:
             if self.fd is None:
                 self.fd = sys.stdin.fileno()
             if os.isatty(self.fd):
-                import termios
+                import termios  # POSIX only, and only for a terminal
                 import tty
 
                 self._saved = termios.tcgetattr(self.fd)
@@ -190,7 +190,7 @@ class TerminalKeys:
 
     def __exit__(self, *exc) -> None:
         if self._saved is not None:
-            import termios
+            import termios  # POSIX only, and only for a terminal
 
             termios.tcsetattr(self.fd, termios.TCSADRAIN, self._saved)
         self.active = False

@@ -1,5 +1,4 @@
-"""Viewers for playback: which Isaac Lab visualizers a play command runs, the package's viser visualizer, and
-noticing a viewer that failed.
+"""Viewers for playback: which Isaac Lab visualizers a play command runs, and the package's viser visualizer.
 
 - :func:`plan_viewers` decides, from the command line alone (before anything starts), which visualizers run:
   ``--viz viser`` gets the package's :class:`Go2ViserVisualizer` (port, bind address, recording); ``--record``
@@ -10,15 +9,15 @@ noticing a viewer that failed.
   through its config's ``class_type``, with the upstream defect of :mod:`go2_locomotion.compat.viser_viewer`
   repaired, its viser server public (for the command panel), and recordings that get every frame whether or not
   a browser is connected.
-- :class:`ViewerFailures`: Isaac Lab drops a visualizer whose step raised and keeps going; playback that lost its
-  viewer must say so and fail.
+
+A visualizer whose step raised is dropped by Isaac Lab, which keeps going; playback notices it through
+:class:`go2_locomotion.compat.private_api.VisualizerFailures` and fails.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib.util
-import logging
 import socket
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -100,7 +99,7 @@ def plan_viewers(args: argparse.Namespace) -> ViewerPlan:
         record = _check_recording_path(record)
         names = names if "viser" in names else [*names, "viser"]
     if "viser" in names:
-        from .viser_visualizer import Go2ViserVisualizerCfg
+        from .viser_visualizer import Go2ViserVisualizerCfg  # Isaac Lab's visualizers and viser: optional, heavy
 
         _check_port(args.viser_port, args.viser_bind)
         viser = Go2ViserVisualizerCfg(
@@ -120,7 +119,7 @@ def plan_viewers(args: argparse.Namespace) -> ViewerPlan:
                 "installs them)"
             )
         if not any(n in CAPTURE_VIEWERS for n in names):
-            from isaaclab_visualizers.newton import NewtonGLVisualizerCfg
+            from isaaclab_visualizers.newton import NewtonGLVisualizerCfg  # Isaac Lab's visualizers: heavy
 
             # the frames come from an off-screen Newton viewer: no window, no display needed
             configs.append(NewtonGLVisualizerCfg(headless=True))
@@ -152,29 +151,7 @@ def _check_port(port: int, bind: str) -> None:
 def viser_visualizer(env):
     """The running package viser visualizer (:class:`.viser_visualizer.Go2ViserVisualizer`) of ``env`` (wrapped or
     not), or ``None``."""
-    from .viser_visualizer import Go2ViserVisualizer
+    from .viser_visualizer import Go2ViserVisualizer  # Isaac Lab's visualizers and viser: optional, heavy
 
     sim = env.unwrapped.sim
     return next((v for v in sim.visualizers if isinstance(v, Go2ViserVisualizer)), None)
-
-
-class ViewerFailures(logging.Handler):
-    """Collects Isaac Lab's "Error stepping visualizer" reports while installed (a context manager)."""
-
-    LOGGER = "isaaclab.sim.simulation_context"
-
-    def __init__(self):
-        super().__init__(level=logging.ERROR)
-        self.failures: list[str] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        message = record.getMessage()
-        if message.startswith("Error stepping visualizer"):
-            self.failures.append(message)
-
-    def __enter__(self) -> ViewerFailures:
-        logging.getLogger(self.LOGGER).addHandler(self)
-        return self
-
-    def __exit__(self, *exc) -> None:
-        logging.getLogger(self.LOGGER).removeHandler(self)

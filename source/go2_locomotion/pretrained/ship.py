@@ -19,6 +19,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import torch
+
 from ..training import run_params, warm_start
 from . import FOLDERS, KEYWORD, POLICIES, checkpoint
 
@@ -104,8 +106,6 @@ def _embedded_record(run: Path) -> dict | None:
 
 
 def torch_load(path: Path) -> dict:
-    import torch
-
     return torch.load(path, map_location="cpu", weights_only=True)
 
 
@@ -167,4 +167,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    raise SystemExit(main(sys.argv[1:]))

@@ -17,6 +17,9 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+import torch
+from isaaclab.utils import to_dict
+from isaaclab.utils.dict import dict_to_md5_hash
 
 from .velocity_env_cfg import GO2_ROUGH_TERRAINS
 
@@ -169,10 +172,6 @@ def reproducible(sub_terrain_cfg):
 def _seeded(function):
     @functools.wraps(function)  # keeps the name Isaac Lab records and hashes
     def seeded_function(difficulty, cfg):
-        import torch
-        from isaaclab.utils import to_dict
-        from isaaclab.utils.dict import dict_to_md5_hash
-
         seed = int(dict_to_md5_hash(to_dict(cfg))[:8], 16)
         state = np.random.get_state()
         with torch.random.fork_rng():

@@ -38,6 +38,7 @@ from isaaclab_tasks.utils import PresetCfg
 
 from ..assets.go2 import GO2_CFG, STANDING_BASE_HEIGHT
 from ..assets.go2_description import FOOT_BODIES
+from ..compat import PATCH_LAUNCHER
 from ..compat.ovphysx_ray_caster import height_scanner
 from . import mdp
 
@@ -71,7 +72,11 @@ undertrained (docs/learning.md)."""
 FEET = SceneEntityCfg("contact_forces", body_names=list(FOOT_BODIES), preserve_order=True)
 """The four feet's contact sensors, in :data:`FOOT_BODIES` order."""
 
-TOLD_TO_STAND = {"command_name": "base_velocity", "command_threshold": STANDING_COMMAND}
+VELOCITY_COMMAND = "base_velocity"
+"""The velocity command term (:class:`CommandsCfg`'s field): what the policy observes, the rewards track, playback
+steers and the evaluations fix."""
+
+TOLD_TO_STAND = {"command_name": VELOCITY_COMMAND, "command_threshold": STANDING_COMMAND}
 """The stand rule's parameters, shared by the rewards that depend on it."""
 
 ##
@@ -88,14 +93,13 @@ class Go2PhysicsCfg(PresetCfg):
     """
 
     isaacsim_physx = PhysxCfg(gpu_max_rigid_patch_count=10 * 2**15)
-    ovphysx = OvPhysxCfg(gpu_max_rigid_patch_count=10 * 2**15)
+    # the launch installs the package's OvPhysX workarounds (Isaac Lab's launch hook, compat.launcher)
+    ovphysx = OvPhysxCfg(gpu_max_rigid_patch_count=10 * 2**15, launcher_type=PATCH_LAUNCHER)
     physx = PhysxAutoCfg(isaacsim_physx=isaacsim_physx, ovphysx=ovphysx)
     newton_mjwarp = NewtonCfg(
         solver_cfg=MJWarpSolverCfg(
-            # Per-environment constraint rows and contacts. Measured on Go2-Rough (64 envs, random actions, all
-            # terrain levels, 400 steps): at most 180 rows in one environment and 8.8 contacts per environment
-            # at the peak. Isaac Lab's 1000 / 300 cost 27 % of the step on the CPU (kernels span the capacity,
-            # not the use); 400 / 100 leave 2.2x and 11x headroom and give bit-identical physics.
+            # Per-environment constraint rows and contacts: Go2-Rough's measured peak with headroom; kernels span
+            # the capacity, so Isaac Lab's 1000 / 300 cost CPU time (docs/performance.md).
             # `warn_on_solver_overflow` reports a run that needs more.
             njmax=400,
             nconmax=100,
@@ -112,16 +116,14 @@ class Go2PhysicsCfg(PresetCfg):
     default = newton_mjwarp
     cpu = physx
     """The CPU training recipe's backend (``presets=cpu``): PhysX, i.e. OvPhysX when Isaac Sim's Kit is not
-    running. On 2 CPU cores, with 512 environments, it trains Go2-Flat 7.0x as fast as the ``newton_mjwarp``
-    default at 64 (measured side by side, docs/performance.md)."""
+    running, the fastest engine on a CPU (docs/performance.md)."""
 
 
 CPU_RECIPE_NUM_ENVS = 512
-"""Environments per process in the CPU training recipe (``--num_envs 512 presets=cpu``) [-]. The env count stays
-a plain number (``scene.num_envs`` is read before presets resolve, e.g. by ``play_mode``), so the recipe passes
-it as a flag. Measured on 2 cores with OvPhysX (Go2-Flat training, env-steps/s over whole iterations): 64 ->
-1,568, 128 -> 2,305, 256 -> 2,550, 512 -> 3,043, 1024 -> 2,920 (docs/performance.md). 512 x 24 = 12,288
-transitions per iteration."""
+"""Environments per process in the CPU training recipe (``--num_envs 512 presets=cpu``) [-]: where OvPhysX's
+training throughput on a CPU peaks (docs/performance.md); 512 x 24 = 12,288 transitions per iteration. The env
+count stays a plain number (``scene.num_envs`` is read before presets resolve, e.g. by ``play_mode``), so the
+recipe passes it as a flag."""
 
 GPU_NUM_ENVS = 4096
 """Environments per process by default (a GPU): 4096 x 24 = 98,304 transitions per iteration, upstream's figure."""
@@ -170,8 +172,8 @@ TERRAIN_MATERIAL = PhysxRigidBodyMaterialCfg(
 )
 """Ground friction; the robot's own friction is randomised at start-up (see :class:`EventsCfg`). The PhysX
 material class carries the combine modes (``physxMaterial:*``); the friction and restitution are the
-solver-common ``physics:*`` attributes every backend reads (Isaac Lab 3.1 split its deprecated
-``RigidBodyMaterialCfg`` into this class and ``RigidBodyMaterialBaseCfg``)."""
+solver-common ``physics:*`` attributes every backend reads (Isaac Lab's ``RigidBodyMaterialCfg`` is
+deprecated)."""
 
 
 @configclass
@@ -262,7 +264,7 @@ class ObservationsCfg:
         """Trunk angular velocity in the trunk frame ``[N, 3]`` [rad/s]."""
         projected_gravity = ObsTerm(func=mdp.projected_gravity, noise=Unoise(n_min=-0.05, n_max=0.05))
         """Unit gravity vector in the trunk frame ``[N, 3]``."""
-        velocity_commands = ObsTerm(func=mdp.generated_commands, params={"command_name": "base_velocity"})
+        velocity_commands = ObsTerm(func=mdp.generated_commands, params={"command_name": VELOCITY_COMMAND})
         """Velocity command ``[N, 3]``."""
         joint_pos = ObsTerm(func=mdp.joint_pos_rel, noise=Unoise(n_min=-0.01, n_max=0.01))
         """Joint positions relative to the standing pose ``[N, 12]`` [rad]."""
@@ -272,7 +274,7 @@ class ObservationsCfg:
         """Previous action ``[N, 12]``."""
         gait_phase = ObsTerm(
             func=mdp.gait_phase,
-            params={"period": GAIT_PERIOD, "command_name": "base_velocity", "standing_command": STANDING_COMMAND},
+            params={"period": GAIT_PERIOD, "command_name": VELOCITY_COMMAND, "standing_command": STANDING_COMMAND},
         )
         """Trot clock ``[N, 2]``: sin, cos of the gait cycle, ``[0, 0]`` while told to stand. Without it the
         policy's mean action held a static pose (docs/learning.md)."""
@@ -373,11 +375,11 @@ class RewardsCfg:
     """Reward terms; each is multiplied by its weight and the policy step (0.02 s)."""
 
     track_lin_vel_xy_exp = RewTerm(
-        func=mdp.track_lin_vel_xy_exp, weight=1.5, params={"command_name": "base_velocity", "std": math.sqrt(0.25)}
+        func=mdp.track_lin_vel_xy_exp, weight=1.5, params={"command_name": VELOCITY_COMMAND, "std": math.sqrt(0.25)}
     )
     """exp(-|v_xy cmd - v_xy|^2 / 0.25)."""
     track_ang_vel_z_exp = RewTerm(
-        func=mdp.track_ang_vel_z_exp, weight=0.75, params={"command_name": "base_velocity", "std": math.sqrt(0.25)}
+        func=mdp.track_ang_vel_z_exp, weight=0.75, params={"command_name": VELOCITY_COMMAND, "std": math.sqrt(0.25)}
     )
     """exp(-(w_z cmd - w_z)^2 / 0.25)."""
     lin_vel_z_l2 = RewTerm(func=mdp.lin_vel_z_l2, weight=-2.0)
@@ -389,8 +391,8 @@ class RewardsCfg:
     dof_acc_l2 = RewTerm(func=mdp.joint_acc_l2, weight=-2.5e-7)
     """Sum of squared joint accelerations [rad^2/s^4]."""
     action_rate_l2 = RewTerm(func=mdp.action_rate_l2, weight=-0.005)
-    """Squared change of the action between policy steps; -0.01 was seen to lock a hind foot into dragging on
-    Newton, hence half of it."""
+    """Squared change of the action between policy steps; half of -0.01, which let a hind foot drag on Newton
+    (docs/learning.md)."""
     base_height_l2 = RewTerm(
         func=mdp.base_height_l2,
         weight=-30.0,
@@ -412,9 +414,8 @@ class RewardsCfg:
     standing_joint_deviation_l1 = RewTerm(func=mdp.standing_joint_deviation_l1, weight=-0.5, params=dict(TOLD_TO_STAND))
     """Joint distance from the standing pose while told to stand [rad]."""
     termination_penalty = RewTerm(func=mdp.is_terminated, weight=-200.0)
-    """1 on the step an episode ends by a fall, not a time-out: -200 x 0.02 s = -4 per fall. Early in training
-    the penalties outweigh the tracking reward on every step, so without this term ending the episode is the
-    best policy and learning collapses into falling (measured: docs/learning.md)."""
+    """1 on the step an episode ends by a fall, not a time-out: -200 x 0.02 s = -4 per fall, so that ending an
+    episode early never beats the early penalties (without it learning collapses into falling, docs/learning.md)."""
 
 
 @configclass

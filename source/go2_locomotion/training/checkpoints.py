@@ -51,7 +51,7 @@ def resolve_checkpoint(checkpoint: str, *, root: Path, task: str) -> Path:
     Raises:
         UsageError: If no run or checkpoint is found; the message says where it looked.
     """
-    from isaaclab_rl.entrypoints.common import CHECKPOINT_SELECTORS, resolve_checkpoint_selector
+    from isaaclab_rl.entrypoints.common import CHECKPOINT_SELECTORS, resolve_checkpoint_selector  # Isaac Lab: heavy
 
     if checkpoint == pretrained.KEYWORD:
         try:

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import difflib
 from collections.abc import Callable
 
 from ..dotted import MissingField, fields, lookup
 from ..errors import UsageError
 from .checkpoints import AGENT_ENTRY_POINT
+
+# Imported inside functions: Isaac Lab (heavy; under Isaac Sim it follows Kit's start, the launch).
 
 OVERRIDES_EPILOG = "Hydra overrides (env.…=value, agent.…=value) and physics=newton_mjwarp|physx may follow the flags."
 
@@ -72,8 +75,6 @@ def unknown_override(roots: dict, overrides: list[str]) -> str | None:
     """The first ``env.…=`` / ``agent.…=`` override whose dotted key is not a field of the configs in ``roots``,
     described in one line with the closest field names; ``None`` if every key exists. Keys inside a dictionary
     field (a term's ``params``) may be new: they are not checked."""
-    import difflib
-
     for override in overrides:
         key = override.split("=", 1)[0].lstrip("+~")
         head, _, rest = key.partition(".")

@@ -4,12 +4,14 @@ per-term episode rewards)."""
 
 from __future__ import annotations
 
+import argparse
 import csv
 from itertools import pairwise
 from pathlib import Path
 
-from ..errors import UsageError, check_writable
+from ..errors import UsageError, check_writable, exit_on_usage_error
 from ..plotting import figure
+from . import run_params
 
 PANELS = {
     "mean reward": ["Train/mean_reward"],
@@ -36,7 +38,7 @@ def rolling_mean(values: list[float], window: int) -> list[float]:
 
 def read_scalars(run_dir: Path) -> dict[str, dict[int, float]]:
     """All scalars of the run's TensorBoard events: tag -> {iteration: value}."""
-    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator  # heavy, read-only use
 
     if not list(Path(run_dir).glob("events.out.tfevents.*")):
         raise UsageError(f"{run_dir} has no TensorBoard events (events.out.tfevents.*)")
@@ -100,8 +102,6 @@ TABLE_METRICS = {
 def samples_per_iteration(run_dir: Path) -> int:
     """Transitions per iteration of a run, from its resolved configs: envs x steps per env (global over ranks is
     not recorded there, so a distributed run counts one rank)."""
-    from . import run_params
-
     params = Path(run_dir) / "params"
     try:
         env = run_params.load(params / "env.yaml")
@@ -182,3 +182,23 @@ def write_curves(run_dirs: list[str], labels: list[str] | None, out: str | None)
     if out is None:
         raise UsageError("--out is required when comparing runs")
     return compare_by_samples([Path(d) for d in run_dirs], labels, Path(out))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``scripts/curves.py``: write one run's curves, or compare runs by samples; prints the files written. Exit
+    code 2 for a usage error."""
+    parser = argparse.ArgumentParser(
+        description="Write curves.csv and curves.png (reward, episode length, termination causes, tracking error, "
+        "reward terms)"
+    )
+    parser.add_argument("run_dir", nargs="+", help="A run folder, logs/rsl_rl/<experiment>/<run>; several compare.")
+    parser.add_argument("--labels", nargs="+", help="One name per run, when comparing runs.")
+    parser.add_argument("--out", default=None, help="Output folder (default for one run: the run folder).")
+    args = parser.parse_args(argv)
+
+    def write() -> int:
+        for path in write_curves(args.run_dir, args.labels, args.out):
+            print(path)
+        return 0
+
+    return exit_on_usage_error(write)

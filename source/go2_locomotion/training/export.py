@@ -13,6 +13,8 @@ from ..errors import check_writable, exit_on_usage_error
 from .cli import make_parser, parse_args
 from .session import export_all, loaded_policy
 
+# Imported inside functions: Isaac Lab (heavy; under Isaac Sim it follows Kit's start, the launch).
+
 
 def build_parser() -> argparse.ArgumentParser:
     """Isaac Lab's playback flags (task, checkpoint, device, launcher) + ``--output``."""

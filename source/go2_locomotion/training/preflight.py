@@ -12,7 +12,10 @@ import math
 import numbers
 from dataclasses import asdict, dataclass, field
 
+from ..deploy.bundle import OBSERVATION_INPUTS
 from ..dotted import MissingField, assign, lookup
+
+# Imported inside functions: torch, RSL-RL and Isaac Lab (heavy); the checks of the merged configs need none of them.
 
 _MISSING = object()
 
@@ -241,13 +244,15 @@ class RolloutGeometry:
 
 def config_observation_term_widths(env_cfg) -> dict[str, dict[str, int | None]]:
     """Width of each observation term, per group, from the config alone (no simulator): the width the deploy
-    controller rebuilds for the term's function (:data:`~go2_locomotion.deploy.bundle.OBSERVATION_INPUTS`), and
-    for a height scan the number of rays Isaac Lab's own pattern function casts for the sensor's pattern.
+    controller rebuilds for the term's function (recognised by identity,
+    :func:`~go2_locomotion.deploy.manifest.observation_format_name`; widths from
+    :data:`~go2_locomotion.deploy.bundle.OBSERVATION_INPUTS`), and for a height scan the number of rays Isaac Lab's
+    own pattern function casts for the sensor's pattern.
 
     A term whose function the deploy side does not know gets ``None``; ``tests/sim/test_tasks_sim.py`` compares
     these widths with the ones the live observation manager reports.
     """
-    from ..deploy.bundle import OBSERVATION_INPUTS
+    from ..deploy.manifest import observation_format_name
 
     widths: dict[str, dict[str, int | None]] = {}
     for group_name, group in vars(env_cfg.observations).items():
@@ -258,8 +263,8 @@ def config_observation_term_widths(env_cfg) -> dict[str, dict[str, int | None]]:
             func = getattr(term, "func", None)
             if func is None:
                 continue
-            name = getattr(func, "__name__", str(func).rsplit(":", 1)[-1])
-            width = OBSERVATION_INPUTS[name][2] if name in OBSERVATION_INPUTS else None
+            name = observation_format_name(func)
+            width = OBSERVATION_INPUTS[name][2] if name is not None else None
             if name == "height_scan":
                 pattern = getattr(env_cfg.scene, term.params["sensor_cfg"].name).pattern_cfg
                 ray_starts, _ = pattern.func(pattern, "cpu")

@@ -13,7 +13,7 @@ PLAY_SUFFIX = "-Play"
 
 def check_task(task: str | None) -> str:
     """Return ``task`` if it is registered, else raise :class:`UsageError` naming the closest registered ids."""
-    import go2_locomotion.tasks  # noqa: F401  (registers the Go2 tasks)
+    import go2_locomotion.tasks  # noqa: F401  (registers the Go2 tasks; imported here: Isaac Lab's configs, heavy)
 
     if not task:
         raise UsageError("--task is required, e.g. --task Go2-Flat")
@@ -28,7 +28,7 @@ def check_task(task: str | None) -> str:
 
 def go2_task_ids() -> list[str]:
     """The task ids this package registers."""
-    from go2_locomotion.tasks import TASKS
+    from go2_locomotion.tasks import TASKS  # Isaac Lab's configs: heavy
 
     return list(TASKS)
 

@@ -22,6 +22,7 @@ from pathlib import Path
 import torch
 
 from ..errors import UsageError
+from .preflight import config_observation_term_widths
 
 SOURCES = {"Go2-Rough": "Go2-Flat"}
 """Training task id -> the task whose checkpoints it can start from."""
@@ -130,10 +131,10 @@ def warm_state(checkpoint: dict, fresh: dict, columns: list[int]) -> dict:
 
 def layouts(task: str) -> dict[str, dict[str, int]]:
     """The policy observation layout (term -> width, in order) of ``task`` and of its warm-start source."""
+    # Isaac Lab and the task configs: heavy, and only a warm start needs them
     from isaaclab_tasks.utils.parse_cfg import load_cfg_from_registry
 
     from .. import tasks  # noqa: F401  (registers the tasks)
-    from .preflight import config_observation_term_widths
 
     return {
         name: config_observation_term_widths(load_cfg_from_registry(name, "env_cfg_entry_point"))["policy"]

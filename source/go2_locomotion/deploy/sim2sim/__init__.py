@@ -10,6 +10,8 @@ is imported, except Isaac Lab's terrain generator when a terrain cell is built.
 - :mod:`.loop`: the scripted command sequence (:class:`Segment`) and the run (:func:`run`), the policy driven
   through the reference controller exactly as deployed;
 - :mod:`.report`: per-segment figures, ``sim2sim.json`` and the table; :mod:`.plot`: ``sim2sim.png``;
+- :mod:`.command_grid` (``--grid``) and :mod:`.terrain_grid` (``--terrain default``): the evaluation's command and
+  terrain grids in MuJoCo, reported as ``scripts/evaluate.py`` reports Isaac Lab (:mod:`go2_locomotion.evaluation`);
 - :mod:`.gif`: the optional animation; :mod:`.cli`: ``scripts/sim2sim.py``.
 """
 

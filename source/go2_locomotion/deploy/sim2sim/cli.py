@@ -5,20 +5,25 @@ its terrain grid (``--terrain default`` or several cells); the user's mistakes a
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 
 from ... import pretrained
 from ...errors import USAGE_EXIT_CODE, UsageError, check_writable, exit_on_usage_error, prepare_output_file
+from ...evaluation import report as reports
+from ...evaluation import terrain as terrain_eval
+from ...evaluation import terrain_report
+from ...evaluation.grid import check_timing, parse_grid
 from ..bundle import BundleError, load_bundle
+from . import command_grid, terrain_grid
 from .gif import VideoUnavailable
 from .loop import DEFAULT_SEGMENTS, TERRAIN_SEGMENTS, parse_segments, run
 from .report import table, write_report
+from .terrain import TerrainError, build_cell
 
 
 def main(argv: list[str] | None = None) -> int:
     """``scripts/sim2sim.py``: run a bundle in MuJoCo, write the JSON report and the plot; exit 2 on a usage error."""
-    import argparse
-
     parser = argparse.ArgumentParser(description="Run a Go2 deploy bundle in plain MuJoCo (CPU) over a command script.")
     parser.add_argument(
         "--bundle",
@@ -133,8 +138,6 @@ def _segments_text(segments) -> str:
 def _build_cells(cells) -> list:
     """The cells' MuJoCo terrains, all built before anything runs (Isaac Lab's generator runs here: it is imported
     only now); a cell MuJoCo cannot reproduce is refused."""
-    from .terrain import TerrainError, build_cell
-
     try:
         return [build_cell(cell) for cell in cells]
     except TerrainError as error:  # the message starts with the cell
@@ -153,7 +156,7 @@ def _check_arguments(args) -> int:
         raise UsageError("--terrain and --grid exclude each other: the command grid runs on the floor")
     args.cells, args.terrain_grid = None, False
     if args.terrain is not None:
-        from ...tasks.terrain_cells import parse_cells
+        from ...tasks.terrain_cells import parse_cells  # the task configs: Isaac Lab (heavy), only for a terrain
 
         try:
             args.cells = parse_cells(args.terrain)
@@ -193,24 +196,20 @@ def _check_grid_arguments(args) -> None:
                 )
         return
     if args.terrain_grid:
-        from ...evaluation import mujoco_terrain, terrain
-
         if args.robots_per_cell is not None and args.robots_per_cell < 1:
             raise UsageError(f"--robots_per_cell must be a positive integer, got {args.robots_per_cell}")
         for flag, value in (("--commands", args.commands), ("--video", args.video)):
             if value is not None:
                 raise UsageError(
-                    f"{flag} {value}: a terrain grid commands {terrain.FORWARD_SPEED:g} m/s straight ahead on every "
-                    "cell and renders nothing; give one --terrain cell to run a command script"
+                    f"{flag} {value}: a terrain grid commands {terrain_eval.FORWARD_SPEED:g} m/s straight ahead on "
+                    "every cell and renders nothing; give one --terrain cell to run a command script"
                 )
-        args.robots_per_cell = args.robots_per_cell or mujoco_terrain.ROBOTS_PER_CELL
-        defaults = (terrain.DURATION_S, terrain.SETTLE_S)
+        args.robots_per_cell = args.robots_per_cell or terrain_grid.ROBOTS_PER_CELL
+        defaults = (terrain_eval.DURATION_S, terrain_eval.SETTLE_S)
     else:
         defaults = (GRID_DURATION_S, GRID_SETTLE_S)
     args.duration = defaults[0] if args.duration is None else args.duration
     args.settle = defaults[1] if args.settle is None else args.settle
-    from ...evaluation.grid import check_timing
-
     try:
         check_timing(args.duration, args.settle)
     except ValueError as error:
@@ -234,16 +233,12 @@ def _load(args):
 
 def _grid_main(args) -> int:
     """``--grid``: the evaluation grid in MuJoCo, reported as ``scripts/evaluate.py`` reports Isaac Lab."""
-    from ...evaluation import mujoco as grid_eval
-    from ...evaluation import report as reports
-    from ...evaluation.grid import parse_grid
-
     bundle = _load(args)
     try:
         grid = None if args.grid == "default" else parse_grid(args.grid)
     except ValueError as error:
         raise UsageError(str(error)) from None
-    report = grid_eval.run_grid(bundle, grid, duration_s=args.duration, settle_s=args.settle, substeps=args.substeps)
+    report = command_grid.run_grid(bundle, grid, duration_s=args.duration, settle_s=args.settle, substeps=args.substeps)
     json_path, png_path = reports.write(report, args.output or args.work_dir / "evaluation_mujoco")
     print(reports.table(report))
     print(f"[go2] wrote {json_path} and {png_path}")
@@ -252,13 +247,10 @@ def _grid_main(args) -> int:
 
 def _terrain_grid_main(args) -> int:
     """``--terrain default`` (or several cells): the terrain grid in MuJoCo, reported as ``scripts/evaluate.py
-    --terrain`` reports Isaac Lab (:mod:`go2_locomotion.evaluation.mujoco_terrain`)."""
-    from ...evaluation import terrain_report
-    from ...evaluation.mujoco_terrain import run_terrain
-
+    --terrain`` reports Isaac Lab (:mod:`.terrain_grid`)."""
     bundle = _load(args)
     geometries = _build_cells(args.cells)
-    report = run_terrain(
+    report = terrain_grid.run_terrain(
         bundle,
         args.cells,
         robots_per_cell=args.robots_per_cell,

@@ -42,7 +42,7 @@ class GifRecorder:
         self.frames.append(self.renderer.render().copy())
 
     def save(self, policy_dt: float) -> Path:
-        from PIL import Image
+        from PIL import Image  # Pillow: only --video needs it
 
         # a 16-colour palette without dithering keeps the GIF small (~0.1 MB per second of motion at 320 x 240)
         images = [Image.fromarray(frame).quantize(colors=16, dither=Image.Dither.NONE) for frame in self.frames]

@@ -36,6 +36,7 @@ import math
 from dataclasses import dataclass
 from typing import Protocol
 
+import mujoco
 import numpy as np
 
 RAY_START_HEIGHT = 20.0
@@ -109,8 +110,6 @@ class MujocoHeightScan:
 
     def ground_height(self, x: float, y: float, start_z: float) -> float:
         """World z of the ground under ``(x, y)``, cast down from ``start_z`` [m]; ``-inf`` when there is none."""
-        import mujoco
-
         start = np.array([x, y, start_z], dtype=np.float64)
         distance = mujoco.mj_ray(self.model, self.data, start, self._down, self.groups, 1, -1, self._geomid)
         return start_z - distance if distance >= 0 else -math.inf

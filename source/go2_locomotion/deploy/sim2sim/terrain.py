@@ -38,6 +38,7 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+import mujoco
 import numpy as np
 
 if TYPE_CHECKING:  # the task configs import Isaac Lab; the flat sim-to-sim path does without
@@ -104,8 +105,6 @@ class TerrainGeometry:
     def add_to(self, spec, *, friction: float, group: int, rgba=(0.55, 0.57, 0.6, 1.0)) -> list[str]:
         """Add the parts to ``spec``'s world body as static geoms in geom ``group`` with sliding ``friction``;
         returns their names (``terrain_box_<k>``, ``terrain_hfield_<k>``)."""
-        import mujoco
-
         names = []
         top = self.boxes[:, 5]
         span = max(float(np.ptp(top)), 1e-9)
@@ -276,6 +275,7 @@ def build_cell(cell: TerrainCell, seed: int | None = None) -> TerrainGeometry:
     Raises:
         TerrainError: The cell cannot be reproduced exactly (a height field with vertical-face corrections).
     """
+    # Isaac Lab's terrain generator and the task configs (heavy): only a terrain cell needs them
     from isaaclab.terrains import TerrainGenerator
     from isaaclab.terrains.height_field import HfTerrainBaseCfg
 

@@ -23,7 +23,7 @@ class warn_on_solver_overflow(ManagerTermBase):
     """Interval event: log one warning when MuJoCo-Warp reports a buffer overflow in any environment.
 
     Constraints and contacts beyond ``njmax`` / ``nconmax`` are dropped without an error, so robots would sink
-    into the terrain unnoticed; the capacities are sized from measured peaks (``velocity_env_cfg.py``) and
+    into the terrain unnoticed; the capacities are sized from measured peaks (docs/performance.md) and
     this check says when a run exceeds them. Reads one ``[num_envs]`` flag array per call; a no-op on other
     physics backends.
     """
@@ -42,7 +42,7 @@ class warn_on_solver_overflow(ManagerTermBase):
             return
         flags = int(np.bitwise_or.reduce(data.overflow.numpy()))
         if flags:
-            from mujoco_warp import OverflowType
+            from mujoco_warp import OverflowType  # only on Newton, whose solver set the flags
 
             kinds = [kind.name for kind in OverflowType if flags & kind]
             fields = sorted({_FIELDS.get(kind, kind) for kind in kinds})

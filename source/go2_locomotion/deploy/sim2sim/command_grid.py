@@ -1,13 +1,13 @@
-"""The command grid in plain MuJoCo, from a deploy bundle: the same figures and report format as
-``scripts/evaluate.py`` in Isaac Lab, so the two compare line by line (``evaluate.py --compare``).
+"""The command grid in plain MuJoCo, from a deploy bundle (``sim2sim.py --grid``): the same figures and report
+format as ``scripts/evaluate.py`` in Isaac Lab, so the two compare line by line (``evaluate.py --compare``).
 
-One :class:`~go2_locomotion.deploy.sim2sim.Go2Plant` per grid command, all stepped in lockstep: each robot starts
-in the standing pose with its feet on the floor and keeps its command; the reference controller (numpy +
-onnxruntime) drives it exactly as on the robot. MuJoCo has no randomisation here, so one robot per command says
-everything. A robot is down when :meth:`Go2Plant.is_down` says so (tilt beyond 60 deg, trunk below 0.15 m, or
-the trunk touching the floor); Isaac Lab's task ends on trunk contact, which is the case that matters.
+One :class:`~.plant.Go2Plant` per grid command, all stepped in lockstep: each robot starts in the standing pose
+with its feet on the floor and keeps its command; the reference controller (numpy + onnxruntime) drives it exactly
+as on the robot. MuJoCo has no randomisation here, so one robot per command says everything. A robot is down when
+:meth:`Go2Plant.is_down` says so (tilt beyond 60 deg, trunk below 0.15 m, or the trunk touching the floor); Isaac
+Lab's task ends on trunk contact, which is the case that matters.
 
-The terrain grid in MuJoCo (``evaluate.py --terrain``'s cells) is :mod:`.mujoco_terrain`.
+The terrain grid in MuJoCo (``evaluate.py --terrain``'s cells) is :mod:`.terrain_grid`.
 """
 
 from __future__ import annotations
@@ -15,20 +15,19 @@ from __future__ import annotations
 import mujoco
 import numpy as np
 
-from .. import pretrained
-from ..deploy.bundle import Bundle, load_bundle
-from ..deploy.controller import ReferenceController, projected_gravity_from_quat
-from ..deploy.sim2sim import Go2Plant, mujoco_settings
-from ..versions import package_versions
-from . import report as reports
-from .grid import GridCommand, commands_at, default_grid
-from .metrics import GridRecorder, StepState
+from ... import pretrained
+from ...evaluation import report as reports
+from ...evaluation.grid import GridCommand, commands_at, default_grid
+from ...evaluation.metrics import GridRecorder, StepState
+from ...versions import package_versions
+from ..bundle import Bundle, load_bundle
+from ..controller import ReferenceController, projected_gravity_from_quat
+from .plant import Go2Plant, mujoco_settings
 
 
 def bundle_grid(bundle: Bundle) -> list[GridCommand]:
     """The default grid for the command ranges the bundle's policy was trained on."""
-    ranges = bundle.field("commands.base_velocity.ranges")
-    return default_grid({key: tuple(ranges[key]) for key in ("lin_vel_x", "lin_vel_y", "ang_vel_z")})
+    return default_grid(bundle.command_ranges())
 
 
 def run_grid(
@@ -74,8 +73,7 @@ def run_grid(
 
 
 def physics_settings(bundle: Bundle, substeps: int | None = None) -> dict:
-    """How MuJoCo stepped the bundle's robots (:func:`~go2_locomotion.deploy.sim2sim.mujoco_settings`), for a
-    report's settings."""
+    """How MuJoCo stepped the bundle's robots (:func:`.plant.mujoco_settings`), for a report's settings."""
     settings = mujoco_settings(bundle, substeps)
     return {
         "mujoco_timestep_s": float(bundle.field("timing.sim_dt")) / settings.substeps,

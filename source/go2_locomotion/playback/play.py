@@ -32,13 +32,16 @@ import threading
 import time
 from collections.abc import Callable
 
+from ..compat import private_api
 from ..errors import UsageError, exit_on_usage_error
-from ..playback import viewer as viewers
-from .cli import make_parser, parse_args
-from .session import export_all, loaded_policy
+from ..training.cli import make_parser, parse_args
+from ..training.session import export_all, loaded_policy
+from . import viewer as viewers
+from .page import CommandPanel
+from .recording import summarize
+from .steering import Steering, TerminalKeys
 
-COMMAND_TERM = "base_velocity"
-"""The task's velocity command term, which steering drives."""
+# Imported inside functions: Isaac Lab and torch (heavy; under Isaac Sim they follow Kit's start, the launch).
 
 LOST_VIEWER_EXIT = 1
 
@@ -66,15 +69,12 @@ def main(argv: list[str] | None = None) -> int:
 def _play(argv: list[str] | None) -> int:
     from isaaclab_rl.entrypoints.common import video_playback_steps
 
-    from ..playback.page import CommandPanel
-    from ..playback.steering import Steering, TerminalKeys
-
     args, overrides = parse_args(build_parser(), argv)
     if args.num_steps is not None and args.num_steps < 1:
         raise UsageError(f"--num_steps must be a positive integer, got {args.num_steps}")
     plan = viewers.plan_viewers(args)
     with (
-        viewers.ViewerFailures() as failures,
+        private_api.VisualizerFailures() as failures,
         loaded_policy(args, overrides, prepare=lambda env_cfg: plan.apply(args, env_cfg)) as (
             env,
             runner,
@@ -86,7 +86,9 @@ def _play(argv: list[str] | None) -> int:
     ):
         export_all(env, runner, agent_cfg, work_dir / "exported", task=task, checkpoint=path)
         policy = runner.get_inference_policy(device=env.unwrapped.device)
-        steering = Steering(env.unwrapped.command_manager.get_term(COMMAND_TERM), env.unwrapped.num_envs)
+        from ..tasks.velocity_env_cfg import VELOCITY_COMMAND  # the task configs, loaded by the session by now
+
+        steering = Steering(env.unwrapped.command_manager.get_term(VELOCITY_COMMAND), env.unwrapped.num_envs)
         viser = viewers.viser_visualizer(env)
         panel = CommandPanel(viser.server, steering) if viser is not None else None
         if viser is not None:
@@ -187,8 +189,6 @@ class StopOnInterrupt:
 
 
 def _report_recording(path) -> None:
-    from ..playback.recording import summarize
-
     if not path.is_file():
         raise RuntimeError(f"the viser viewer did not write the recording {path}")
     info = summarize(path)

@@ -1,13 +1,13 @@
-"""The terrain grid in plain MuJoCo, from a deploy bundle: the cells, criterion and report of
-``scripts/evaluate.py --terrain`` in Isaac Lab (:mod:`.terrain`, :mod:`.terrain_report`), so ``evaluate.py
---compare`` lines the two up cell by cell.
+"""The terrain grid in plain MuJoCo, from a deploy bundle (``sim2sim.py --terrain default``): the cells, criterion
+and report of ``scripts/evaluate.py --terrain`` in Isaac Lab (:mod:`go2_locomotion.evaluation.terrain`,
+:mod:`go2_locomotion.evaluation.terrain_report`), so ``evaluate.py --compare`` lines the two up cell by cell.
 
-Each cell is built once (:func:`~go2_locomotion.deploy.sim2sim.terrain.build_cell`: the same seeded tile as Isaac
-Lab's evaluation lays out) and walked by ``robots_per_cell`` robots, each a
-:class:`~go2_locomotion.deploy.sim2sim.Go2Plant` of its own on that ground with its own reference controller
-(numpy + onnxruntime, as on the robot), commanded :data:`.terrain.FORWARD_SPEED` straight ahead in its heading
-frame for :data:`.terrain.DURATION_S`. Success is the curriculum's criterion: half a tile (4 m) from the tile's
-centre without falling (:class:`~.terrain.TerrainRecorder`, the recorder Isaac Lab's evaluation uses).
+Each cell is built once (:func:`.terrain.build_cell`: the same seeded tile as Isaac Lab's evaluation lays out) and
+walked by ``robots_per_cell`` robots, each a :class:`~.plant.Go2Plant` of its own on that ground with its own
+reference controller (numpy + onnxruntime, as on the robot), commanded ``FORWARD_SPEED`` straight ahead in its
+heading frame for ``DURATION_S`` (both of :mod:`go2_locomotion.evaluation.terrain`). Success is the curriculum's
+criterion: half a tile (4 m) from the tile's centre without falling (``TerrainRecorder``, the recorder Isaac Lab's
+evaluation uses).
 
 **Starts.** Isaac Lab's evaluation resets each robot with a random yaw, a +-0.5 m offset from the tile's centre
 and a random velocity, drawn from the run's seed. MuJoCo has no randomisation here and each robot runs alone, so
@@ -28,7 +28,7 @@ termination), tilted beyond 60 degrees, or below 0.15 m above the ground under i
 **Early end.** A robot's outcome is its first event; once it has succeeded or fallen the recorder ignores it, so
 it is no longer stepped, and a cell ends when all of its robots are decided (the figures are those of the full
 duration, in less time). A cell's robots run one after another with the cell's recorder; the report puts the
-cells together (:func:`.terrain.summarise`).
+cells together (``summarise`` of :mod:`go2_locomotion.evaluation.terrain`).
 """
 
 from __future__ import annotations
@@ -36,14 +36,16 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
+import mujoco
 import numpy as np
 
-from ..deploy.bundle import Bundle, load_bundle
-from ..deploy.controller import ReferenceController
-from ..deploy.sim2sim import Go2Plant, TerrainGeometry
-from . import terrain as terrain_eval
-from . import terrain_report
-from .mujoco import bundle_source, physics_settings
+from ...evaluation import terrain as terrain_eval
+from ...evaluation import terrain_report
+from ..bundle import Bundle, load_bundle
+from ..controller import ReferenceController
+from .command_grid import bundle_source, physics_settings
+from .plant import Go2Plant
+from .terrain import TerrainGeometry, build_cell
 
 ROBOTS_PER_CELL = 4
 """Default robots per cell in MuJoCo: one per heading 0, 90, 180, 270 degrees (see the module)."""
@@ -60,8 +62,6 @@ def headings(robots: int) -> np.ndarray:
 def start_plants(bundle: Bundle, geometry: TerrainGeometry, robots: int, substeps: int | None = None) -> list[Go2Plant]:
     """One plant per heading (:func:`headings`) on ``geometry``, each at the tile's centre with its feet on the
     ground (the plant's own start), turned about the vertical through its trunk origin to its heading."""
-    import mujoco
-
     plants = []
     for yaw in headings(robots):
         plant = Go2Plant(bundle, substeps, terrain=geometry)
@@ -73,7 +73,7 @@ def start_plants(bundle: Bundle, geometry: TerrainGeometry, robots: int, substep
 
 def success_distance(cells) -> float:
     """Half a tile [m], from the cells' generator config (the task's), as Isaac Lab's evaluation reads it."""
-    from ..tasks.terrain_cells import cells_generator
+    from ...tasks.terrain_cells import cells_generator  # the task configs: Isaac Lab (heavy)
 
     return float(cells_generator(cells).size[0]) / 2
 
@@ -132,18 +132,16 @@ def run_terrain(
     progress: Callable[[str], None] | None = None,
 ) -> dict:
     """Evaluate the bundle on terrain ``cells`` (:class:`~go2_locomotion.tasks.terrain_cells.TerrainCell`);
-    returns the terrain report (:func:`.terrain_report.assemble`, ``simulator="mujoco"``).
+    returns the terrain report (``terrain_report.assemble``, ``simulator="mujoco"``).
 
     Args:
-        geometries: The cells' MuJoCo grounds, built beforehand (:func:`~go2_locomotion.deploy.sim2sim.build_cell`);
-            ``None``: built here.
+        geometries: The cells' MuJoCo grounds, built beforehand (:func:`.terrain.build_cell`); ``None``: built
+            here.
         progress: Called with one line per cell when it is done.
 
     Raises:
         TerrainError: A cell MuJoCo cannot reproduce (only when ``geometries`` is ``None``).
     """
-    from ..deploy.sim2sim import build_cell
-
     bundle = bundle if isinstance(bundle, Bundle) else load_bundle(bundle)
     geometries = [build_cell(cell) for cell in cells] if geometries is None else geometries
     distance = success_distance(cells)

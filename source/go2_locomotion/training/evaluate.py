@@ -3,16 +3,17 @@
 The task's play MDP (no observation noise, no pushes) runs ``robots_per_command`` robots per grid command; each
 robot keeps its command for the whole episode (no resampling, no heading control, no standing envs), and the
 policy's action mean drives it. Robots that fall are counted, and their figures stop there
-(:class:`~.metrics.GridRecorder`). Writes ``evaluation.json`` and ``evaluation.png``
-(:mod:`.report`) and prints a table.
+(:class:`~go2_locomotion.evaluation.metrics.GridRecorder`). Writes ``evaluation.json`` and ``evaluation.png``
+(:mod:`go2_locomotion.evaluation.report`) and prints a table.
 
 ``--terrain default`` (Go2-Rough) evaluates terrain instead: robots walk forward from the centre of terrain cells
 (each sub-terrain at several obstacle sizes, :mod:`go2_locomotion.tasks.terrain_cells`) and each cell's success is
-the terrain curriculum's criterion (:mod:`.terrain`). Go2-Rough's command grid runs on its level-0 terrain.
+the terrain curriculum's criterion (:mod:`go2_locomotion.evaluation.terrain`). Go2-Rough's command grid runs on
+its level-0 terrain.
 
 ``--run RUN --every K`` evaluates every K-th checkpoint of a run (and its last) in one environment and names the
-best by the grid summary (:func:`~.metrics.rank_key`); ``--compare A B`` prints two reports side by side, from
-this script or from ``sim2sim.py --grid``.
+best by the grid summary (:func:`~go2_locomotion.evaluation.metrics.rank_key`); ``--compare A B`` prints two
+reports side by side, from this script or from ``sim2sim.py --grid``.
 """
 
 from __future__ import annotations
@@ -24,18 +25,24 @@ from pathlib import Path
 import numpy as np
 
 from .. import pretrained
+from ..deploy.manifest import actuator_figures
+from ..envs import physics_record
 from ..errors import UsageError, check_writable, exit_on_usage_error
+from ..evaluation import report as reports
+from ..evaluation import terrain as terrain_eval
+from ..evaluation import terrain_report
+from ..evaluation.grid import GridCommand, check_timing, commands_at, default_grid, parse_grid, switches_at
+from ..evaluation.metrics import FEET, GridRecorder, StepState, rank_key
 from ..tasks.terrain_cells import cells_generator, parse_cells
-from ..training.checkpoints import check_compatible, list_checkpoints, read_checkpoint
-from ..training.cli import make_parser, parse_args
+from ..tasks.velocity_env_cfg import VELOCITY_COMMAND
 from ..versions import package_versions
-from . import report as reports
-from . import terrain as terrain_eval
-from . import terrain_report
-from .grid import GridCommand, check_timing, commands_at, default_grid, parse_grid, switches_at
-from .metrics import FEET, GridRecorder, StepState, rank_key
+from .checkpoints import check_compatible, list_checkpoints, read_checkpoint
+from .cli import make_parser, parse_args, resolve_configs
+from .session import loaded_policy
+from .task_ids import check_task, play_id
 
-COMMAND_TERM = "base_velocity"
+# Imported inside functions: Isaac Lab and torch (heavy; under Isaac Sim they follow Kit's start, the launch).
+
 CONTACT_SENSOR = "contact_forces"
 CONTACT_FORCE = 1.0
 """A foot is down when the contact sensor reads more than this [N] (the base-contact termination's threshold)."""
@@ -122,7 +129,7 @@ def run_checkpoints(run: Path, every: int) -> list[Path]:
 def fixed_command_overrides(duration_s: float) -> list[str]:
     """Hydra overrides that keep each robot's command: never resampled, no heading control, no standing envs,
     and an episode long enough that no time-out ends the evaluation."""
-    prefix = f"env.commands.{COMMAND_TERM}"
+    prefix = f"env.commands.{VELOCITY_COMMAND}"
     never = 10 * duration_s + 1000.0
     return [
         f"{prefix}.resampling_time_range=[{never},{never}]",
@@ -134,10 +141,6 @@ def fixed_command_overrides(duration_s: float) -> list[str]:
 
 
 def _main(argv: list[str] | None) -> int:
-    from ..training.cli import resolve_configs
-    from ..training.session import loaded_policy
-    from ..training.task_ids import check_task, play_id
-
     args, overrides = parse_args(build_parser(), argv)
     if args.compare:
         print(compare_reports(*args.compare))
@@ -150,10 +153,10 @@ def _main(argv: list[str] | None) -> int:
     generator = env_cfg.scene.terrain.terrain_generator
     if args.terrain is not None and generator is None:
         raise UsageError(f"--terrain: task {args.task} has no generated terrain; use it with Go2-Rough")
-    ranges = env_cfg.commands.base_velocity.ranges
+    ranges = getattr(env_cfg.commands, VELOCITY_COMMAND).ranges.to_dict()
     try:
         cells = parse_cells(args.terrain) if args.terrain is not None else None
-        grid = parse_grid(args.grid) if args.grid else default_grid(range_dict(ranges))
+        grid = parse_grid(args.grid) if args.grid else default_grid(ranges)
     except ValueError as error:
         raise UsageError(f"--terrain {args.terrain}: {error}" if args.terrain else str(error)) from None
     args.num_envs = len(cells) * args.robots_per_cell if cells else len(grid) * args.robots_per_command
@@ -179,7 +182,7 @@ def _main(argv: list[str] | None) -> int:
                 "task": task,
                 "checkpoint": pretrained.recorded_path(checkpoint),
                 "checkpoint_sha256": reports.file_sha256(checkpoint),
-                "physics": _physics(env),
+                "physics": physics_record(env),
                 "versions": package_versions("go2_locomotion", "isaaclab", "rsl-rl-lib", "torch"),
             }
             if cells:
@@ -257,17 +260,6 @@ def _write_run_report(results: list, out: Path) -> Path:
     return path
 
 
-def range_dict(ranges) -> dict[str, tuple[float, float]]:
-    """The command ranges as ``{"lin_vel_x": (lo, hi), ...}``."""
-    return {key: tuple(getattr(ranges, key)) for key in ("lin_vel_x", "lin_vel_y", "ang_vel_z")}
-
-
-def _physics(env) -> dict:
-    from ..envs import physics_record
-
-    return physics_record(env)
-
-
 def _fixed_commands(env):
     """Reset ``env`` with its velocity command under the caller's control (no heading control, no standing envs);
     returns ``give(commands)``: set every robot's command (``[N, 3]``, or one ``[3]`` for all) and return the
@@ -277,7 +269,7 @@ def _fixed_commands(env):
 
     unwrapped = env.unwrapped
     env.reset()
-    term = unwrapped.command_manager.get_term(COMMAND_TERM)
+    term = unwrapped.command_manager.get_term(VELOCITY_COMMAND)
     term.is_heading_env[:] = False
     term.is_standing_env[:] = False
 
@@ -309,8 +301,6 @@ def rollout(env, policy, grid: list[GridCommand], robots_per_command: int, durat
     feet = [f"{leg}_foot" for leg in FEET]
     sensor_feet, _ = sensor.find_sensors(feet, preserve_order=True)
     robot_feet, _ = robot.find_bodies(feet, preserve_order=True)
-    from ..deploy.manifest import actuator_figures
-
     effort = np.array(actuator_figures(robot)["effort_limit"], dtype=float)
     recorder = GridRecorder(
         grid=grid,
@@ -347,7 +337,8 @@ def rollout(env, policy, grid: list[GridCommand], robots_per_command: int, durat
 
 def terrain_rollout(env, policy, cells, robots_per_cell: int, duration_s: float, settle_s: float) -> dict:
     """Every robot walks forward from its cell's centre (robot ``i`` on cell ``i // robots_per_cell``, the layout of
-    ``terrain_cells.cells_generator``); returns :meth:`~.terrain.TerrainRecorder.report` and the success distance."""
+    ``terrain_cells.cells_generator``); returns the terrain recorder's report
+    (:meth:`~go2_locomotion.evaluation.terrain.TerrainRecorder.report`) and the success distance."""
     import torch
 
     unwrapped = env.unwrapped
