@@ -13,4 +13,4 @@ import sys
 from go2_locomotion.training.train import main
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    raise SystemExit(main(sys.argv[1:]))

@@ -33,6 +33,7 @@ from pathlib import Path
 import torch
 from rsl_rl.runners import OnPolicyRunner
 from rsl_rl.utils.logger import Logger
+from torch.utils.tensorboard import SummaryWriter
 
 from ..compat import private_api
 from .checkpoints import remove_partial_writes, write_atomically
@@ -62,8 +63,6 @@ class _HookedLogger(Logger):
         self.purge_step: int | None = None
 
     def init_logging_writer(self) -> None:
-        from torch.utils.tensorboard import SummaryWriter
-
         super().init_logging_writer()
         # by the writer's type, whichever form of the logger setting made it (W&B and Neptune writers subclass it)
         if self.purge_step is not None and type(self.writer) is SummaryWriter:

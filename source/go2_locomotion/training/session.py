@@ -6,6 +6,8 @@ Built from Isaac Lab 3.0's RSL-RL entrypoint helpers (``isaaclab_rl.entrypoints.
 
 from __future__ import annotations
 
+# Imported inside functions: Isaac Lab, RSL-RL and the deploy manifest (it reads Isaac Lab's managers): heavy, and
+# under Isaac Sim they must follow Kit's start, the launch.
 import argparse
 import contextlib
 from collections.abc import Callable
@@ -15,6 +17,8 @@ from .. import pretrained
 from ..errors import UsageError, usage_errors_exit
 from .checkpoints import check_compatible, log_root, read_checkpoint, resolve_checkpoint
 from .cli import resolve_configs
+from .plan import runner_class
+from .preflight import check_device
 from .task_ids import check_task, play_id, training_id
 
 
@@ -43,8 +47,6 @@ def make_runner(env, agent_cfg, log_dir: Path | None = None):
     """The package's runner registered for ``agent_cfg.class_name`` (:data:`~.plan.RUNNERS`); ``log_dir`` ``None``
     for playback."""
     from isaaclab.utils import to_dict
-
-    from .plan import runner_class
 
     runner = runner_class(agent_cfg.class_name)
     return runner(env, to_dict(agent_cfg), log_dir=None if log_dir is None else str(log_dir), device=agent_cfg.device)
@@ -102,8 +104,6 @@ def check_launch_args(args: argparse.Namespace, env_cfg) -> None:
     Raises:
         UsageError: Naming the flag, the value and what is accepted.
     """
-    from .preflight import check_device
-
     device = args.device or env_cfg.sim.device
     if (problem := check_device(device)) is not None:
         flag = "--device" if args.device else "--device (default from the task)"

@@ -9,6 +9,7 @@ a run whose simulation step hangs exiting with code 75 (``agent.stall_timeout_s`
 
 from __future__ import annotations
 
+# Imported inside functions: Isaac Lab (heavy; under Isaac Sim it must follow Kit's start, the launch).
 import argparse
 import contextlib
 import os

@@ -9,6 +9,7 @@ so one process's start-up burst does not stall the other's real-time loop, and t
 
 from __future__ import annotations
 
+# Imported inside functions: the bundle, MuJoCo and onnxruntime, only when a bench or a report runs.
 import argparse
 import bisect
 import collections

@@ -4,6 +4,8 @@ user's mistakes are one line with exit code 2, nothing written), then :class:`~.
 
 from __future__ import annotations
 
+# Imported inside functions: the DDS binding (cyclonedds, the optional sdk2 extra) and MuJoCo, so that --help and
+# argument errors work without them.
 import argparse
 import importlib.metadata
 from pathlib import Path

@@ -43,6 +43,7 @@ from ..sim2sim.plant import Go2Plant, dc_motor_clip
 from .dds import Bus
 from .estimator import SDK2_LEGS
 from .figures import (
+    REMOTE_BUTTON_BITS,
     SIM_CATCH_UP_LIMIT_S,
     SIM_COMMAND_CUTOFF,
     SIM_LAG_WARNING_S,
@@ -76,8 +77,6 @@ def parse_remote(text: str) -> list[RemoteEvent]:
     Raises:
         ValueError: A token is malformed; the message names it and the accepted form.
     """
-    from .figures import REMOTE_BUTTON_BITS
-
     events = []
     for token in text.split():
         when, _, action = token.partition(":")
@@ -234,7 +233,7 @@ class SimulatedGo2:
         self._policy_dt = policy_dt
         self._viewer = None
         if viewer:
-            import mujoco.viewer
+            import mujoco.viewer  # the GUI viewer: only with --viewer, and it needs a display
 
             self._viewer = mujoco.viewer.launch_passive(self.model, self.data)
         self._feet = np.array([self.model.body(f"{leg}_foot").id for leg in SDK2_LEGS])
