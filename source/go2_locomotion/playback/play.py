@@ -75,17 +75,11 @@ def _play(argv: list[str] | None) -> int:
     plan = viewers.plan_viewers(args)
     with (
         private_api.VisualizerFailures() as failures,
-        loaded_policy(args, overrides, prepare=lambda env_cfg: plan.apply(args, env_cfg)) as (
-            env,
-            runner,
-            agent_cfg,
-            path,
-            task,
-            work_dir,
-        ),
+        loaded_policy(args, overrides, prepare=lambda env_cfg: plan.apply(args, env_cfg)) as session,
     ):
-        export_all(env, runner, agent_cfg, work_dir / "exported", task=task, checkpoint=path)
-        policy = runner.get_inference_policy(device=env.unwrapped.device)
+        export_all(session, session.work_dir / "exported")
+        env = session.env
+        policy = session.runner.get_inference_policy(device=env.unwrapped.device)
         from ..tasks.velocity_env_cfg import VELOCITY_COMMAND  # the task configs, loaded by the session by now
 
         steering = Steering(env.unwrapped.command_manager.get_term(VELOCITY_COMMAND), env.unwrapped.num_envs)

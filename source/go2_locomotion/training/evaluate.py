@@ -170,7 +170,13 @@ def _main(argv: list[str] | None) -> int:
             cfg.scene.terrain.terrain_generator = layout
 
     with loaded_policy(args, overrides, video=False, prepare=prepare) as session:
-        env, runner, agent_cfg, path, task, work_dir = session
+        env, runner, agent_cfg, path, task = (
+            session.env,
+            session.runner,
+            session.agent_cfg,
+            session.checkpoint,
+            session.task,
+        )
         results = []
         for checkpoint in checkpoints or [path]:
             if checkpoint != path:
@@ -199,7 +205,7 @@ def _main(argv: list[str] | None) -> int:
                     "mdp": "play mode (no observation noise, no pushes), a fixed forward command",
                 }
                 report = terrain_report.assemble(figures, simulator="isaaclab", settings=settings, source=source)
-                out = _out_dir(args, checkpoint, work_dir, checkpoints, "evaluation_terrain")
+                out = _out_dir(args, checkpoint, session.work_dir, checkpoints, "evaluation_terrain")
                 json_path, png_path = terrain_report.write(report, out)
                 print(terrain_report.table(report))
                 print(f"[go2] wrote {json_path}, {png_path}")
@@ -217,7 +223,7 @@ def _main(argv: list[str] | None) -> int:
             if generator is not None:
                 settings["terrain"] = "level 0 of the task's generator (every sub-terrain at difficulty 0)"
             report = reports.assemble(figures, simulator="isaaclab", settings=settings, source=source)
-            out = _out_dir(args, checkpoint, work_dir, checkpoints, "evaluation")
+            out = _out_dir(args, checkpoint, session.work_dir, checkpoints, "evaluation")
             json_path, png_path = reports.write(report, out)
             print(reports.table(report))
             print(f"[go2] wrote {json_path}, {png_path}")

@@ -37,6 +37,6 @@ def _export(argv: list[str] | None) -> int:
         check_writable(args.output)
     if args.num_envs is None:
         args.num_envs = 1  # the manifest needs a live robot, not a crowd
-    with loaded_policy(args, overrides, video=False) as (env, runner, agent_cfg, path, task, work_dir):
-        export_all(env, runner, agent_cfg, args.output or work_dir / "exported", task=task, checkpoint=path)
+    with loaded_policy(args, overrides, video=False) as session:
+        export_all(session, args.output or session.work_dir / "exported")
     return 0

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from .. import pretrained
@@ -52,6 +53,24 @@ def make_runner(env, agent_cfg, log_dir: Path | None = None):
     return runner(env, to_dict(agent_cfg), log_dir=None if log_dir is None else str(log_dir), device=agent_cfg.device)
 
 
+@dataclass(frozen=True)
+class PolicySession:
+    """A checkpoint loaded into a live play environment: what play, export and evaluate act on."""
+
+    env: object
+    """The Isaac Lab environment in RSL-RL's wrapper."""
+    runner: object
+    """The package's runner, the checkpoint loaded."""
+    agent_cfg: object
+    """The resolved RSL-RL runner config."""
+    checkpoint: Path
+    """The checkpoint file."""
+    task: str
+    """The training task id."""
+    work_dir: Path
+    """Where outputs go: the checkpoint's folder, or ``logs/pretrained/<policy>`` for a shipped policy."""
+
+
 @contextlib.contextmanager
 def loaded_policy(
     args: argparse.Namespace,
@@ -61,9 +80,8 @@ def loaded_policy(
     prepare: Callable[[object], None] | None = None,
 ):
     """Check the task and checkpoint, launch the simulation, build the play env and the runner, and load the
-    checkpoint; yields ``(env, runner, agent_cfg, checkpoint path, task id, work folder)``; the work folder is the
-    checkpoint's, or ``logs/pretrained/<policy>`` for a shipped policy. ``prepare(env_cfg)`` runs before the launch
-    (playback chooses its viewers there). Used by play, export and evaluate."""
+    checkpoint; yields a :class:`PolicySession`. ``prepare(env_cfg)`` runs before the launch (playback chooses its
+    viewers there). Used by play, export and evaluate."""
     from isaaclab.app import launch_simulation
     from isaaclab_rl.entrypoints.common import apply_env_overrides, apply_video_recording, pre_launch_video_config
 
@@ -94,7 +112,7 @@ def loaded_policy(
         runner = make_runner(env, agent_cfg)
         check_compatible(checkpoint, path, runner.alg.get_policy(), task)
         runner.load(str(path), map_location=agent_cfg.device)
-        yield env, runner, agent_cfg, path, training_id(requested), work_dir
+        yield PolicySession(env, runner, agent_cfg, path, training_id(requested), work_dir)
 
 
 def check_launch_args(args: argparse.Namespace, env_cfg) -> None:
@@ -112,8 +130,8 @@ def check_launch_args(args: argparse.Namespace, env_cfg) -> None:
         raise UsageError(f"--num_envs must be a positive integer, got {args.num_envs}")
 
 
-def export_all(env, runner, agent_cfg, export_dir: Path, *, task: str, checkpoint: Path) -> dict[str, Path]:
-    """Write the deploy bundle (``policy.pt``, ``policy.onnx``, ``deploy.yaml``) into ``export_dir``.
+def export_all(session: PolicySession, export_dir: Path) -> dict[str, Path]:
+    """Write the deploy bundle (``policy.pt``, ``policy.onnx``, ``deploy.yaml``) of ``session`` into ``export_dir``.
 
     Raises:
         UsageError: The environment uses a term the deploy manifest cannot describe.
@@ -121,7 +139,14 @@ def export_all(env, runner, agent_cfg, export_dir: Path, *, task: str, checkpoin
     from go2_locomotion.deploy.manifest import ExportError, export_bundle
 
     try:
-        files = export_bundle(env.unwrapped, runner, agent_cfg, export_dir, task=task, checkpoint=checkpoint.name)
+        files = export_bundle(
+            session.env.unwrapped,
+            session.runner,
+            session.agent_cfg,
+            export_dir,
+            task=session.task,
+            checkpoint=session.checkpoint.name,
+        )
     except ExportError as error:
         raise UsageError(f"cannot write the deploy manifest: {error}") from None
     print(f"[go2] exported {', '.join(str(p) for p in files.values())}")
