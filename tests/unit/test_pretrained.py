@@ -98,3 +98,26 @@ def test_the_shipped_policy_walks_and_stands_when_told():
     for key in ("xy_error_moving", "yaw_error_moving"):
         for name in ("isaaclab_newton", "isaaclab_physx"):
             assert abs(summaries["mujoco"][key] - summaries[name][key]) <= 0.05, (key, name)
+
+
+def test_provenance_records_the_terrain_level_curve_of_a_run(tmp_path):
+    """A run with Isaac Lab's terrain curriculum: the last mean level and the curve every 10 iterations; a run
+    without one (Go2-Flat) or without events records none."""
+    from torch.utils.tensorboard import SummaryWriter
+
+    from go2_locomotion.pretrained.ship import TERRAIN_LEVEL_TAG, terrain_level_record
+
+    assert terrain_level_record(tmp_path) is None
+    writer = SummaryWriter(log_dir=str(tmp_path))
+    for it in range(25):
+        writer.add_scalar(TERRAIN_LEVEL_TAG, 3.0 + it / 10, it)
+        writer.add_scalar("Loss/value", 1.0, it)
+    writer.close()
+    record = terrain_level_record(tmp_path)
+    assert (record["last_iteration"], record["last"]) == (24, 5.4)
+    assert record["by_iteration"] == {"0": 3.0, "10": 4.0, "20": 5.0}
+    flat = tmp_path / "flat"
+    writer = SummaryWriter(log_dir=str(flat))
+    writer.add_scalar("Loss/value", 1.0, 0)
+    writer.close()
+    assert terrain_level_record(flat) is None

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import torch
 
-from ..training import run_params, warm_start
+from ..training import curves, run_params, warm_start
 from . import FOLDERS, KEYWORD, POLICIES, checkpoint
 
 SCRIPTS = Path("scripts")
@@ -52,6 +52,27 @@ def evaluations(task: str) -> dict[str, list[str]]:
     return {**EVALUATIONS, **(TERRAIN_EVALUATIONS if task in TERRAIN_TASKS else {})}
 
 
+TERRAIN_LEVEL_TAG = "Curriculum/terrain_levels"
+"""Isaac Lab's terrain curriculum term as RSL-RL logs it: the mean terrain level of the robots."""
+
+
+def terrain_level_record(run: Path, every: int = 10) -> dict | None:
+    """The run's mean terrain level: its last value and the curve at every ``every``-th iteration, or ``None`` for
+    a run without a terrain curriculum (or without TensorBoard events)."""
+    if not list(run.glob("events.out.tfevents.*")):
+        return None
+    levels = curves.read_scalars(run).get(TERRAIN_LEVEL_TAG)
+    if not levels:
+        return None
+    last = max(levels)
+    return {
+        "tag": TERRAIN_LEVEL_TAG,
+        "last_iteration": last,
+        "last": round(levels[last], 4),
+        "by_iteration": {str(it): round(v, 4) for it, v in sorted(levels.items()) if it % every == 0},
+    }
+
+
 def provenance(run: Path, checkpoint_path: Path, command: str | None = None) -> dict:
     """What produced a checkpoint: its run's summary, resolved agent settings and manifest."""
     summary = json.loads((run / "run_summary.json").read_text()) if (run / "run_summary.json").is_file() else {}
@@ -75,6 +96,7 @@ def provenance(run: Path, checkpoint_path: Path, command: str | None = None) -> 
         "samples_to_this_checkpoint": (data["iter"] + 1) * summary.get("samples_per_iteration_global", 0),
         "wall_clock_s_whole_run": summary.get("wall_clock_s"),
         "attempts": summary.get("attempts"),
+        "terrain_level": terrain_level_record(run),
         "run_manifest": manifest,
     }
 
