@@ -38,7 +38,8 @@ TERRAIN_EVALUATIONS = {
     "terrain_newton": ["--terrain", "default", "physics=newton_mjwarp"],
     "terrain_physx": ["--terrain", "default", "physics=physx"],
 }
-"""Shipped with a policy of a task with generated terrain (Go2-Rough): the default terrain grid on each backend."""
+"""Shipped with a policy of a task with generated terrain (Go2-Rough): the default terrain grid on each backend (and
+in MuJoCo from the bundle, ``evaluation/mujoco_terrain``)."""
 
 TERRAIN_TASKS = ("Go2-Rough",)
 """Tasks with generated terrain: their shipped policy gets :data:`TERRAIN_EVALUATIONS` too."""
@@ -184,6 +185,9 @@ def main(argv: list[str] | None = None) -> int:
             "--output",
             str(target / "evaluation" / "mujoco"),
         )
+    if not args.skip_evaluation and args.task in TERRAIN_TASKS:
+        terrain_grid = ["--bundle", KEYWORD, "--task", args.task, "--terrain", "default"]
+        _run(str(SCRIPTS / "sim2sim.py"), *terrain_grid, "--output", str(target / "evaluation" / "mujoco_terrain"))
     print(f"[ship] {args.task}: {target}")
     return 0
 
