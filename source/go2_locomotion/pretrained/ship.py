@@ -144,6 +144,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--skip_evaluation", action="store_true", help="Copy and export only.")
     parser.add_argument("--command", default=None, help="The training command, if run_summary.json lacks it.")
     parser.add_argument(
+        "--wall_clock_s",
+        type=float,
+        default=None,
+        help="The run's wall-clock in seconds, when run_summary.json lacks attempts (a run killed with SIGKILL, e.g. "
+        "by a supervisor, writes no summary); recorded as given.",
+    )
+    parser.add_argument(
         "--warm_start",
         action="store_true",
         help="The run resumed from the task's own shipped policy (train.py --checkpoint pretrained --resume): the "
@@ -160,6 +167,10 @@ def main(argv: list[str] | None = None) -> int:
         old.unlink()
     shutil.copy2(source, target / source.name)
     record = provenance(source.parent, source, args.command)
+    if args.wall_clock_s is not None:
+        record["wall_clock_s_from_summary"] = record["wall_clock_s_whole_run"]
+        record["wall_clock_s_whole_run"] = args.wall_clock_s
+        record["wall_clock_source"] = "given to the ship command: attempts killed with SIGKILL wrote no summary"
     if warm_start is not None:
         record["warm_start"] = warm_start
         earlier = warm_start.get("provenance")
