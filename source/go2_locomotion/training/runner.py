@@ -94,6 +94,7 @@ class Go2OnPolicyRunner(OnPolicyRunner):
         )
         self._callbacks: list[IterationCallback] = []
         self._stall_callbacks: list[StallCallback] = []
+        self._checkpoint_states: list[tuple[Callable[[], dict], Callable[[dict | None], None]]] = []
         self._watchdog: StallWatchdog | None = None
         self._stop_signal: int | None = None
         self.last_saved: str | None = None
@@ -136,6 +137,11 @@ class Go2OnPolicyRunner(OnPolicyRunner):
         """Call ``callback(runner, it, collect_time, learn_time)`` after every iteration."""
         self._callbacks.append(callback)
 
+    def add_checkpoint_state(self, save: Callable[[], dict], restore: Callable[[dict | None], None]) -> None:
+        """State beside the networks: ``save()`` goes into every checkpoint's ``infos``; on :meth:`resume`,
+        ``restore(infos)`` gets them back (``None`` from a checkpoint without ``infos``)."""
+        self._checkpoint_states.append((save, restore))
+
     def add_stall_callback(self, callback: StallCallback) -> None:
         """Call ``callback(seconds)`` when the stall watchdog ends the run (from its thread; the main thread is
         stuck, so the callback sees the state of the last finished iteration)."""
@@ -158,7 +164,9 @@ class Go2OnPolicyRunner(OnPolicyRunner):
         alone would repeat that iteration, and its checkpoint name). In the same run folder TensorBoard continues
         there, dropping steps that an earlier attempt logged after its last checkpoint. Returns the next
         iteration."""
-        self.load(str(path), map_location=self.device)
+        infos = self.load(str(path), map_location=self.device)
+        for _save, restore in self._checkpoint_states:
+            restore(infos)
         self.current_learning_iteration = checkpoint["iter"] + 1
         if same_folder:
             self.continue_in_folder_at(self.current_learning_iteration)
@@ -241,6 +249,8 @@ class Go2OnPolicyRunner(OnPolicyRunner):
         """RSL-RL's checkpoint, written atomically: a reader sees the previous file or the complete new one."""
         saved = self.alg.save()
         saved["iter"] = self.current_learning_iteration
+        for save, _restore in self._checkpoint_states:
+            infos = {**(infos or {}), **save()}
         saved["infos"] = infos
         write_atomically(saved, path)
         self.last_saved = path

@@ -20,7 +20,7 @@ from .. import pretrained
 from ..assets.go2_description import JOINT_NAMES
 from ..envs import physics_record
 from ..errors import UsageError, exit_on_usage_error, usage_errors_exit
-from . import preflight, warm_start
+from . import curriculum_state, preflight, warm_start
 from .checkpoints import check_compatible, log_root, read_checkpoint
 from .cli import make_parser, parse_args
 from .plan import RESUME_AUTO, RESUME_CHECKPOINT, RunPlan, plan_run
@@ -171,6 +171,12 @@ def _launch_and_train(run: RunPlan, task, args, launch_args, env_cfg, agent_cfg,
         runner = make_runner(env, agent_cfg, run.log_dir)
         if run.checkpoint is not None:
             check_compatible(run.checkpoint, run.resume_from, runner.alg.get_policy(), task)
+        terrain = curriculum_state.curriculum_terrain(env)
+        if terrain is not None:
+            runner.add_checkpoint_state(
+                lambda: curriculum_state.saved_levels(terrain),
+                lambda infos: print(f"[go2] {curriculum_state.restore_levels(terrain, infos)}"),
+            )
         warm_record = None
         if warm is not None and run.resume_from is None:
             layout = preflight.config_observation_term_widths(env_cfg)["policy"]
