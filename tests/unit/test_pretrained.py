@@ -21,14 +21,15 @@ def _sha256(path) -> str:
 
 
 def test_checkpoint_pretrained_resolves_to_the_shipped_file(tmp_path):
-    path = resolve_checkpoint("pretrained", root=tmp_path, task="Go2-Flat")
-    assert path == pretrained.checkpoint("Go2-Flat") and pretrained.is_shipped(path)
-    data = read_checkpoint(path)
-    assert path.name == f"model_{data['iter']}.pt"
-    # small enough to live in the repository
-    assert path.stat().st_size < 5_000_000
-    with pytest.raises(UsageError, match=r"^--checkpoint pretrained: no pretrained policy for task 'Go2-Rough'; "):
-        resolve_checkpoint("pretrained", root=tmp_path, task="Go2-Rough")
+    for task, limit in (("Go2-Flat", 5_000_000), ("Go2-Rough", 8_000_000)):
+        path = resolve_checkpoint("pretrained", root=tmp_path, task=task)
+        assert path == pretrained.checkpoint(task) and pretrained.is_shipped(path)
+        data = read_checkpoint(path)
+        assert path.name == f"model_{data['iter']}.pt"
+        # small enough to live in the repository (Go2-Rough's networks are 4x wider)
+        assert path.stat().st_size < limit
+    with pytest.raises(UsageError, match=r"^--checkpoint pretrained: no pretrained policy for task 'Go2-Nope'; "):
+        resolve_checkpoint("pretrained", root=tmp_path, task="Go2-Nope")
 
 
 def test_outputs_derived_from_the_shipped_policy_go_to_logs(tmp_path, monkeypatch):
@@ -121,3 +122,31 @@ def test_provenance_records_the_terrain_level_curve_of_a_run(tmp_path):
     writer.add_scalar("Loss/value", 1.0, 0)
     writer.close()
     assert terrain_level_record(flat) is None
+
+
+def test_the_shipped_rough_policy_carries_its_terrain_evaluations_and_warm_start():
+    """Go2-Rough's shipped files belong together: the bundle names the checkpoint and reads the height scan; the
+    Isaac Lab reports (both engines, command grid on level 0 and the default terrain grid) hash the checkpoint, the
+    MuJoCo terrain grid hashes the bundle's policy; each terrain report holds every default cell with fractions;
+    provenance records the warm start from Go2-Flat and the terrain level curve."""
+    from go2_locomotion.tasks.terrain_cells import default_cells
+
+    checkpoint = pretrained.checkpoint("Go2-Rough")
+    bundle = load_bundle(pretrained.bundle("Go2-Rough"))
+    assert bundle.field("checkpoint") == checkpoint.name
+    folder = checkpoint.parent / "evaluation"
+    labels = [cell.label() for cell in default_cells()]
+    for name in ("isaaclab_newton", "isaaclab_physx", "terrain_newton", "terrain_physx", "mujoco_terrain"):
+        report = reports.load(folder / name)
+        if name == "mujoco_terrain":
+            assert report["policy_sha256"] == _sha256(pretrained.bundle("Go2-Rough") / "policy.onnx")
+        else:
+            assert report["checkpoint_sha256"] == _sha256(checkpoint), name
+        if name.startswith("isaaclab"):
+            continue
+        cells = report["terrain"]
+        assert [c["label"] for c in cells] == labels, name
+        assert all(0.0 <= c["success_rate"] <= 1.0 and 0.0 <= c["fall_rate"] <= 1.0 for c in cells), name
+    provenance = json.loads((checkpoint.parent / "provenance.json").read_text())
+    assert provenance["warm_start"]["kind"] == "embedded" and provenance["warm_start"]["source_task"] == "Go2-Flat"
+    assert provenance["terrain_level"]["last_iteration"] >= provenance["iteration"]
