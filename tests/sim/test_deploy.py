@@ -13,13 +13,14 @@ from deploy_fixtures import NEWTON_ORDER, PHYSX_ORDER
 from isaac_env import make_env
 from tensordict import TensorDict
 
-import go2_locomotion.tasks  # noqa: F401  (registers the tasks)
 from go2_locomotion.compat import private_api
 from go2_locomotion.deploy.bundle import SDK2_JOINT_ORDER, load_bundle
 from go2_locomotion.deploy.controller import ReferenceController, RobotState
 from go2_locomotion.deploy.manifest import export_bundle
+from go2_locomotion.tasks import FAST_SAC_ENTRY_POINT
 from go2_locomotion.versions import package_versions
 
+PPO = "rsl_rl_cfg_entry_point"
 NUM_ENVS = 3
 STEPS = 15
 # 10-step episodes, so time-outs reset robots (and their previous action) inside the recording
@@ -39,18 +40,19 @@ def _np(x) -> np.ndarray:
     return x.detach().cpu().numpy().astype(np.float64)
 
 
-def _runner(wrapped, task: str):
+def _runner(wrapped, task: str, agent: str):
     from isaaclab_rl.rsl_rl import check_rsl_rl_version, create_rsl_rl_runner, handle_deprecated_rsl_rl_cfg
+    from isaaclab_tasks.utils import resolve_presets
     from isaaclab_tasks.utils.parse_cfg import load_cfg_from_registry
 
-    agent_cfg = load_cfg_from_registry(task, "rsl_rl_cfg_entry_point")
+    agent_cfg = resolve_presets(load_cfg_from_registry(task, agent))
     agent_cfg = handle_deprecated_rsl_rl_cfg(agent_cfg, check_rsl_rl_version())
     agent_cfg.device = "cpu"
     agent_cfg.actor.obs_normalization = True
     return create_rsl_rl_runner(wrapped, agent_cfg), agent_cfg
 
 
-def _record(task: str, overrides: list[str], export_dir):
+def _record(task: str, overrides: list[str], export_dir, agent: str = PPO):
     """Export a freshly initialised policy from a live env, then run it and record, per step and env, the
     robot state in SDK2 order (mapped by joint name, independently of the manifest), Isaac Lab's policy
     observation and the simulator's joint position targets after the step."""
@@ -60,7 +62,7 @@ def _record(task: str, overrides: list[str], export_dir):
     with make_env(task, num_envs=NUM_ENVS, overrides=[*SHORT_EPISODES, *overrides], play_mode=True) as gym_env:
         env = gym_env.unwrapped
         wrapped = RslRlVecEnvWrapper(gym_env)
-        runner, agent_cfg = _runner(wrapped, task)
+        runner, agent_cfg = _runner(wrapped, task, agent)
         policy_model = runner.alg.get_policy()
         obs = wrapped.get_observations()
         # non-trivial, well-conditioned normaliser statistics, which the ONNX model must carry: a first update
@@ -129,13 +131,17 @@ CASES = {
     # the real PhysX engine (OvPhysX): its native joint order is PhysX's, the public one stays pinned
     "flat-ovphysx": ("Go2-Flat", ["physics=physx"]),
     "rough-ovphysx": ("Go2-Rough", [*SMALL_TERRAIN, "physics=physx"]),
+    # FastSAC's squashed-mean action (action_scale x tanh) inside policy.onnx, through Isaac Lab's own runner factory
+    "flat-newton-fast_sac": ("Go2-Flat", [], FAST_SAC_ENTRY_POINT),
+    "rough-ovphysx-fast_sac": ("Go2-Rough", [*SMALL_TERRAIN, "physics=physx"], FAST_SAC_ENTRY_POINT),
 }
 
 
 @pytest.mark.parametrize("case", list(CASES))
 def test_reference_controller_matches_simulator(case, asset_cache, tmp_path):
-    task, overrides = CASES[case]
-    names, records, resets = _record(task, overrides, tmp_path)
+    task, overrides, *agent = CASES[case]
+    names, records, resets = _record(task, overrides, tmp_path, *agent)
+    case = case.removesuffix("-fast_sac")
     assert names == (PHYSX_ORDER if case.endswith("-physx") else NEWTON_ORDER)
     assert resets > 0, "no episode ended during the recording; the reset path went untested"
 

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 import torch
 import yaml
+from usage_errors import expect_usage_error
 
 from go2_locomotion.compat import private_api
 from go2_locomotion.deploy import manifest as manifest_module
@@ -222,44 +223,32 @@ def test_export_script_and_sim2sim_on_a_rough_bundle(rough_run, tmp_path):
     assert "forward" in result.stdout and "xy err" in result.stdout
 
 
-def _expect_usage_error(capsys, main, argv, *fragments):
-    assert main(argv) == 2
-    err = capsys.readouterr().err
-    assert "Traceback" not in err, err
-    errors = [line for line in err.splitlines() if line.startswith("error: ")]
-    # one line, and the last one (a simulator started before the check may have logged warnings first)
-    assert len(errors) == 1 and err.strip().splitlines()[-1] == errors[0], err
-    for fragment in fragments:
-        assert fragment in errors[0], errors[0]
-    return errors[0]
-
-
 def test_unknown_task_lists_close_matches(workdir, capsys, monkeypatch):
     monkeypatch.chdir(workdir)
     before = files_under(workdir)
-    _expect_usage_error(capsys, train_module.main, ["--task", "Go2-Flatt", *CPU], "Go2-Flatt", "Go2-Flat")
-    _expect_usage_error(capsys, play_module.main, ["--task", "go2-rough", *CPU], "Go2-Rough")
+    expect_usage_error(capsys, train_module.main, ["--task", "Go2-Flatt", *CPU], "Go2-Flatt", "Go2-Flat")
+    expect_usage_error(capsys, play_module.main, ["--task", "go2-rough", *CPU], "Go2-Rough")
     assert files_under(workdir) == before
 
 
 def test_latest_without_runs_says_where_it_looked(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     where = str(tmp_path / "logs" / "rsl_rl" / "go2_flat")
-    _expect_usage_error(capsys, play_module.main, ["--task", "Go2-Flat-Play", *CPU], "latest", where)
-    _expect_usage_error(capsys, train_module.main, [*FLAT, "--resume"], where)
+    expect_usage_error(capsys, play_module.main, ["--task", "Go2-Flat-Play", *CPU], "latest", where)
+    expect_usage_error(capsys, train_module.main, [*FLAT, "--resume"], where)
     assert list(tmp_path.iterdir()) == []
 
 
 def test_missing_and_corrupt_checkpoints(flat_run, tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     missing = str(tmp_path / "model_7.pt")
-    _expect_usage_error(capsys, play_module.main, [*FLAT, "--checkpoint", missing], missing, "no such file")
+    expect_usage_error(capsys, play_module.main, [*FLAT, "--checkpoint", missing], missing, "no such file")
     truncated = tmp_path / "model_1.pt"
     data = (flat_run / "model_1.pt").read_bytes()
     truncated.write_bytes(data[: len(data) // 2])
     before = files_under(tmp_path)
-    _expect_usage_error(capsys, play_module.main, [*FLAT, "--checkpoint", str(truncated)], "truncated or corrupt")
-    _expect_usage_error(capsys, train_module.main, [*FLAT, "--checkpoint", str(truncated)], "truncated or corrupt")
+    expect_usage_error(capsys, play_module.main, [*FLAT, "--checkpoint", str(truncated)], "truncated or corrupt")
+    expect_usage_error(capsys, train_module.main, [*FLAT, "--checkpoint", str(truncated)], "truncated or corrupt")
     assert files_under(tmp_path) == before
 
 
@@ -267,7 +256,7 @@ def test_checkpoint_of_another_task_names_both_widths(rough_run, tmp_path, capsy
     monkeypatch.chdir(tmp_path)
     rough_model = shutil.copy(rough_run / "model_0.pt", tmp_path / "model_0.pt")
     before = files_under(tmp_path)
-    message = _expect_usage_error(
+    message = expect_usage_error(
         capsys,
         play_module.main,
         [*FLAT, "--checkpoint", str(rough_model)],
@@ -330,7 +319,7 @@ def test_check_reports_without_starting_the_simulator(workdir, capsys, monkeypat
     out = capsys.readouterr().out
     assert "B=98,304 transitions" in out and "M=24,576" in out and "20 optimizer steps" in out
     assert "observation policy 237; action 12" in out
-    _expect_usage_error(
+    expect_usage_error(
         capsys,
         train_module.main,
         ["--task", "Go2-Flat", "--check", "--device", "cpu", "agent.algorithm.gamma=1.5"],

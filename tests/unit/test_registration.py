@@ -7,6 +7,7 @@ import gymnasium as gym
 import pytest
 
 import go2_locomotion.tasks as tasks
+from go2_locomotion.agents.fast_sac_cfg import Go2FlatFastSacRunnerCfg, Go2RoughFastSacRunnerCfg
 from go2_locomotion.agents.rsl_rl_ppo_cfg import Go2FlatPPORunnerCfg, Go2RoughPPORunnerCfg
 from go2_locomotion.tasks.flat_env_cfg import Go2FlatEnvCfg
 from go2_locomotion.tasks.velocity_env_cfg import Go2RoughEnvCfg
@@ -35,6 +36,9 @@ def test_registered_with_config_entry_points(task_id):
     agent_cfg = load_cfg_from_registry(task_id, "rsl_rl_cfg_entry_point")
     assert type(env_cfg) is env_cls
     assert type(agent_cfg) is agent_cls
+    # the second learner, chosen with --agent fast_sac_cfg_entry_point (the -Play ids share their task's)
+    sac_cls = Go2RoughFastSacRunnerCfg if "Rough" in task_id else Go2FlatFastSacRunnerCfg
+    assert type(load_cfg_from_registry(task_id, tasks.FAST_SAC_ENTRY_POINT)) is sac_cls
 
 
 def test_play_ids_are_the_training_config_in_play_mode():

@@ -14,11 +14,11 @@ from go2_locomotion.training import checkpoints, task_ids
 from go2_locomotion.training.train import check_distributed_args, resume_mode
 
 
-def _make_run(root, name, task, models, created_at):
+def _make_run(root, name, task, models, created_at, agent=checkpoints.AGENT_ENTRY_POINT):
     from isaaclab_rl.entrypoints.common import write_run_manifest
 
     run = root / name
-    write_run_manifest(str(run), library="rsl_rl", task=task, metadata={"agent": checkpoints.AGENT_ENTRY_POINT})
+    write_run_manifest(str(run), library="rsl_rl", task=task, metadata={"agent": agent})
     manifest = json.loads((run / "run.json").read_text())
     manifest["created_at"] = created_at
     (run / "run.json").write_text(json.dumps(manifest))
@@ -40,6 +40,16 @@ def test_latest_is_newest_run_and_highest_iteration(tmp_path):
     _make_run(tmp_path, "2026-01-03_00-00-00", "Go2-Rough", ["model_500.pt"], "2026-01-03T00:00:00+00:00")
     found = checkpoints.resolve_checkpoint("latest", root=tmp_path, task="Go2-Flat")
     assert found == newest / "model_10.pt"  # numeric order: 10 after 9 (alphabetically "model_9" is last)
+
+
+def test_latest_is_chosen_among_the_agent_s_runs(tmp_path):
+    ppo = _make_run(tmp_path, "a", "Go2-Flat", ["model_5.pt"], "2026-01-01T00:00:00+00:00")
+    sac = _make_run(tmp_path, "b", "Go2-Flat", ["model_3.pt"], "2026-01-02T00:00:00+00:00", "fast_sac_cfg_entry_point")
+    assert checkpoints.resolve_checkpoint("latest", root=tmp_path, task="Go2-Flat") == ppo / "model_5.pt"
+    found = checkpoints.resolve_checkpoint("latest", root=tmp_path, task="Go2-Flat", agent="fast_sac_cfg_entry_point")
+    assert found == sac / "model_3.pt"
+    with pytest.raises(UsageError, match="the shipped policies are PPO's"):
+        checkpoints.resolve_checkpoint("pretrained", root=tmp_path, task="Go2-Flat", agent="fast_sac_cfg_entry_point")
 
 
 def test_run_folder_and_file_arguments(tmp_path):

@@ -21,6 +21,17 @@ TASKS = {
 }
 """The registered task ids."""
 
+FAST_SAC_ENTRY_POINT = "fast_sac_cfg_entry_point"
+"""``--agent`` key of the FastSAC learner (:mod:`go2_locomotion.agents.fast_sac_cfg`)."""
+
+_FAST_SAC = "go2_locomotion.agents.fast_sac_cfg"
+
+AGENTS = {
+    task: {FAST_SAC_ENTRY_POINT: f"{_FAST_SAC}:{'Go2Rough' if 'Rough' in task else 'Go2Flat'}FastSacRunnerCfg"}
+    for task in TASKS
+}
+"""Agent entry points beside RSL-RL PPO's, per task id (the -Play ids share their training task's)."""
+
 
 def play_env_cfg(env_cfg_class: type[Go2RoughEnvCfg]) -> Go2RoughEnvCfg:
     """A training task's config in play mode: what its -Play id loads."""
@@ -36,4 +47,4 @@ go2_flat_play_env_cfg = functools.partial(play_env_cfg, Go2FlatEnvCfg)
 """Go2-Flat-Play's config entry point."""
 
 
-register_tasks(TASKS)
+register_tasks(TASKS, AGENTS)

@@ -3,8 +3,10 @@
 import gymnasium as gym
 
 
-def register_tasks(tasks: dict[str, tuple[str, str]]) -> None:
-    """Register ``{id: (env cfg entry point, RSL-RL agent cfg entry point)}`` as Isaac Lab manager-based tasks.
+def register_tasks(tasks: dict[str, tuple[str, str]], agents: dict[str, dict[str, str]] | None = None) -> None:
+    """Register ``{id: (env cfg entry point, RSL-RL agent cfg entry point)}`` as Isaac Lab manager-based tasks;
+    ``agents`` adds further agent entry points per id (``{id: {entry point key: agent cfg entry point}}``), chosen
+    with ``--agent KEY``.
 
     Raises:
         ValueError: If an id is already registered; a silent replacement would hide a clash.
@@ -16,5 +18,10 @@ def register_tasks(tasks: dict[str, tuple[str, str]]) -> None:
             id=task_id,
             entry_point="isaaclab.envs:ManagerBasedRLEnv",
             disable_env_checker=True,
-            kwargs={"env_cfg_entry_point": env_cfg, "rsl_rl_cfg_entry_point": agent_cfg, "default_agent": "rsl_rl"},
+            kwargs={
+                "env_cfg_entry_point": env_cfg,
+                "rsl_rl_cfg_entry_point": agent_cfg,
+                "default_agent": "rsl_rl",
+                **(agents or {}).get(task_id, {}),
+            },
         )

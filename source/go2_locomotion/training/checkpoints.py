@@ -39,7 +39,7 @@ def log_root(experiment_name: str, logs_dir: str | Path = "logs") -> Path:
     return (Path(logs_dir) / "rsl_rl" / experiment_name).absolute()
 
 
-def resolve_checkpoint(checkpoint: str, *, root: Path, task: str) -> Path:
+def resolve_checkpoint(checkpoint: str, *, root: Path, task: str, agent: str = AGENT_ENTRY_POINT) -> Path:
     """Turn ``--checkpoint`` (``latest``, ``best``, ``pretrained``, a run folder or a file) into an existing
     checkpoint file.
 
@@ -47,6 +47,7 @@ def resolve_checkpoint(checkpoint: str, *, root: Path, task: str) -> Path:
         checkpoint: The user's ``--checkpoint`` value.
         root: The experiment's log folder, ``logs/rsl_rl/<experiment>``.
         task: The training task id recorded in the run manifests.
+        agent: The agent entry point recorded in the run manifests (``--agent``).
 
     Raises:
         UsageError: If no run or checkpoint is found; the message says where it looked.
@@ -54,6 +55,10 @@ def resolve_checkpoint(checkpoint: str, *, root: Path, task: str) -> Path:
     from isaaclab_rl.entrypoints.common import CHECKPOINT_SELECTORS, resolve_checkpoint_selector  # Isaac Lab: heavy
 
     if checkpoint == pretrained.KEYWORD:
+        if agent != AGENT_ENTRY_POINT:
+            raise UsageError(
+                f"--checkpoint pretrained: the shipped policies are PPO's ({AGENT_ENTRY_POINT}), not {agent}'s"
+            )
         try:
             return pretrained.checkpoint(task)
         except pretrained.NoPretrainedPolicy as error:
@@ -66,7 +71,7 @@ def resolve_checkpoint(checkpoint: str, *, root: Path, task: str) -> Path:
                 library="rsl_rl",
                 task=task,
                 checkpoint_pattern=CHECKPOINT_PATTERN,
-                metadata={"agent": AGENT_ENTRY_POINT},
+                metadata={"agent": agent},
             )
         except ValueError:
             raise UsageError(
@@ -159,6 +164,13 @@ def check_compatible(checkpoint: dict, path: Path, actor: torch.nn.Module, task:
     Raises:
         UsageError: Naming the checkpoint's widths and the task's.
     """
+    from .fast_sac import SquashedGaussianDistribution  # torch and RSL-RL: heavy, only once a policy exists
+
+    saved_by_sac = "target_critic_state_dict" in checkpoint
+    if saved_by_sac != isinstance(getattr(actor, "distribution", None), SquashedGaussianDistribution):
+        fix = "pass --agent fast_sac_cfg_entry_point" if saved_by_sac else "leave out --agent (PPO is the default)"
+        learner = "FastSAC" if saved_by_sac else "PPO"
+        raise UsageError(f"checkpoint {path} was trained with {learner}, not the agent chosen; {fix}")
     expected = actor.state_dict()
     saved = checkpoint["actor_state_dict"]
     mismatched = set(expected) != set(saved) or any(saved[k].shape != expected[k].shape for k in expected)

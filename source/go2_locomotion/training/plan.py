@@ -13,7 +13,7 @@ from datetime import datetime
 from pathlib import Path
 
 from ..errors import UsageError
-from .checkpoints import newest_loadable_checkpoint, read_checkpoint, resolve_checkpoint
+from .checkpoints import AGENT_ENTRY_POINT, newest_loadable_checkpoint, read_checkpoint, resolve_checkpoint
 from .preflight import RolloutGeometry
 
 RESUME_AUTO = "auto"
@@ -92,6 +92,7 @@ def plan_run(
     checkpoint: str | None = None,
     timestamp: str | None = None,
     rank: int | None = None,
+    agent: str = AGENT_ENTRY_POINT,
 ) -> RunPlan:
     """Decide the run folder and the starting point.
 
@@ -106,6 +107,7 @@ def plan_run(
         checkpoint: ``--checkpoint`` (a new run continues from it with ``--resume``, or when given at all).
         timestamp: ``--run_timestamp`` (all ranks of a distributed run share one), default now.
         rank: The global rank under torchrun, ``None`` when not distributed.
+        agent: The agent entry point (``--agent``): ``latest`` looks among that agent's runs.
 
     Raises:
         UsageError: The runner is unknown, or the checkpoint named cannot be found or loaded.
@@ -127,7 +129,7 @@ def plan_run(
         )
     resume_from = data = None
     if resume == RESUME_CHECKPOINT or checkpoint:
-        resume_from = resolve_checkpoint(checkpoint or "latest", root=root, task=task)
+        resume_from = resolve_checkpoint(checkpoint or "latest", root=root, task=task, agent=agent)
         data = read_checkpoint(resume_from)
     folder = timestamp or datetime.now().strftime("%Y-%m-%d_%H-%M-%S")
     if run_name:

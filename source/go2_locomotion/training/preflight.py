@@ -85,39 +85,16 @@ def validate(env_cfg, agent_cfg) -> list[str]:
     check = _Checker(env_cfg, agent_cfg)
     num_envs = check.positive_int("env.scene.num_envs")
     num_steps = check.positive_int("agent.num_steps_per_env")
-    check.positive_int("agent.algorithm.num_learning_epochs")
-    mini_batches = check.positive_int("agent.algorithm.num_mini_batches")
     check.positive_int("agent.max_iterations")
     check.positive_int("agent.save_interval")
     decimation = check.positive_int("env.decimation")
     finite = math.isfinite
     stall_domain = "a finite number >= 0 (seconds; 0: no watchdog)"
     check.real("agent.stall_timeout_s", stall_domain, lambda x: finite(x) and x >= 0)
-    if None not in (num_envs, num_steps, mini_batches) and mini_batches > num_envs * num_steps:
-        check.problems.append(
-            f"agent.algorithm.num_mini_batches must be at most num_envs x num_steps_per_env = "
-            f"{num_envs} x {num_steps} = {num_envs * num_steps}, got {mini_batches}"
-        )
-
-    for name in ("gamma", "lam"):
-        check.real(f"agent.algorithm.{name}", "a finite number in [0, 1]", lambda x: finite(x) and 0 <= x <= 1)
-    check.real("agent.algorithm.clip_param", "a number > 0 (inf: no clipping)", lambda x: x > 0)
-    check.real(
-        "agent.algorithm.max_grad_norm",
-        "a number > 0 representable as a 64-bit float (inf: no clipping)",
-        lambda x: x > 0,
-    )
-    check.real("agent.algorithm.learning_rate", "a finite number > 0", lambda x: finite(x) and x > 0)
-    if check.value("agent.algorithm.schedule") == "adaptive":
-        check.real(
-            "agent.algorithm.desired_kl",
-            "a finite number > 0 with the adaptive schedule",
-            lambda x: finite(x) and x > 0,
-        )
-    for name in ("entropy_coef", "value_loss_coef"):
-        check.real(f"agent.algorithm.{name}", "a finite number >= 0", lambda x: finite(x) and x >= 0)
-    if check.value("agent.actor.distribution_cfg") not in (None, _MISSING):
-        check.real("agent.actor.distribution_cfg.init_std", "a finite number > 0", lambda x: finite(x) and x > 0)
+    if is_fast_sac(agent_cfg):
+        _check_fast_sac(check, num_envs, num_steps)
+    else:
+        _check_ppo(check, num_envs, num_steps)
 
     dt = check.real("env.sim.dt", "a finite number > 0 [s]", lambda x: finite(x) and x > 0)
     length = check.real("env.episode_length_s", "a finite number > 0 [s]", lambda x: finite(x) and x > 0)
@@ -149,6 +126,78 @@ def validate(env_cfg, agent_cfg) -> list[str]:
                         f"got {group!r}"
                     )
     return check.problems
+
+
+FAST_SAC = "go2_locomotion.training.fast_sac:FastSAC"
+"""``agent.algorithm.class_name`` of the FastSAC learner."""
+
+
+def is_fast_sac(agent_cfg) -> bool:
+    """Whether the agent config trains with FastSAC (by its algorithm's ``class_name``)."""
+    return _get(agent_cfg, "algorithm.class_name") == FAST_SAC
+
+
+def _check_ppo(check: _Checker, num_envs: int | None, num_steps: int | None) -> None:
+    finite = math.isfinite
+    check.positive_int("agent.algorithm.num_learning_epochs")
+    mini_batches = check.positive_int("agent.algorithm.num_mini_batches")
+    if None not in (num_envs, num_steps, mini_batches) and mini_batches > num_envs * num_steps:
+        check.problems.append(
+            f"agent.algorithm.num_mini_batches must be at most num_envs x num_steps_per_env = "
+            f"{num_envs} x {num_steps} = {num_envs * num_steps}, got {mini_batches}"
+        )
+    for name in ("gamma", "lam"):
+        check.real(f"agent.algorithm.{name}", "a finite number in [0, 1]", lambda x: finite(x) and 0 <= x <= 1)
+    check.real("agent.algorithm.clip_param", "a number > 0 (inf: no clipping)", lambda x: x > 0)
+    check.real(
+        "agent.algorithm.max_grad_norm",
+        "a number > 0 representable as a 64-bit float (inf: no clipping)",
+        lambda x: x > 0,
+    )
+    check.real("agent.algorithm.learning_rate", "a finite number > 0", lambda x: finite(x) and x > 0)
+    if check.value("agent.algorithm.schedule") == "adaptive":
+        check.real(
+            "agent.algorithm.desired_kl",
+            "a finite number > 0 with the adaptive schedule",
+            lambda x: finite(x) and x > 0,
+        )
+    for name in ("entropy_coef", "value_loss_coef"):
+        check.real(f"agent.algorithm.{name}", "a finite number >= 0", lambda x: finite(x) and x >= 0)
+    if check.value("agent.actor.distribution_cfg") not in (None, _MISSING):
+        check.real("agent.actor.distribution_cfg.init_std", "a finite number > 0", lambda x: finite(x) and x > 0)
+
+
+def _check_fast_sac(check: _Checker, num_envs: int | None, num_steps: int | None) -> None:
+    """FastSAC's documented domains, and a replay buffer that holds an iteration and its start."""
+    finite = math.isfinite
+    alg = "agent.algorithm"
+    check.real(f"{alg}.gamma", "a finite number in [0, 1]", lambda x: finite(x) and 0 <= x <= 1)
+    check.real(f"{alg}.tau", "a number in (0, 1]", lambda x: 0 < x <= 1)
+    for name in ("actor_learning_rate", "critic_learning_rate", "init_alpha"):
+        check.real(f"{alg}.{name}", "a finite number > 0", lambda x: finite(x) and x > 0)
+    tune = check.value(f"{alg}.tune_alpha")
+    if not isinstance(tune, bool):
+        check.fail(f"{alg}.tune_alpha", "True or False", tune)
+    elif tune:
+        check.real(f"{alg}.alpha_lr", "a finite number > 0 when tune_alpha is True", lambda x: finite(x) and x > 0)
+    if check.value(f"{alg}.target_entropy") is not None:
+        check.real(f"{alg}.target_entropy", "a finite number [nats] or None (minus the action width)", finite)
+    check.real(f"{alg}.max_grad_norm", "a number > 0 (inf: no clipping)", lambda x: x > 0)
+    batch = check.positive_int(f"{alg}.batch_size")
+    buffer = check.positive_int(f"{alg}.buffer_size")
+    starts = check.positive_int(f"{alg}.learning_starts")
+    check.positive_int(f"{alg}.gradient_steps")
+    check.positive_int(f"{alg}.policy_frequency")
+    check.real("agent.actor.distribution_cfg.init_std", "a finite number > 0", lambda x: finite(x) and x > 0)
+    check.real("agent.actor.distribution_cfg.action_scale", "a finite number > 0", lambda x: finite(x) and x > 0)
+    if None not in (buffer, num_envs, num_steps) and buffer < num_envs * num_steps:
+        check.problems.append(
+            f"{alg}.buffer_size must hold one iteration, num_envs x num_steps_per_env = {num_envs} x {num_steps} = "
+            f"{num_envs * num_steps} transitions, got {buffer}"
+        )
+    for name, value in (("learning_starts", starts), ("batch_size", batch)):
+        if None not in (value, buffer) and value > buffer:
+            check.problems.append(f"{alg}.{name} must be at most buffer_size = {buffer}, got {value}")
 
 
 def _observation_groups(env_cfg) -> set[str]:
@@ -237,6 +286,74 @@ class RolloutGeometry:
             f"rollout storage {self.storage_bytes / 2**20:.1f} MiB",
         ]
         return "\n".join(lines)
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class ReplayGeometry:
+    """The shape of one FastSAC iteration: collection into the replay buffer, then gradient steps on replayed
+    batches. Sizes in transitions, memory in bytes."""
+
+    num_envs: int
+    """N: environments per rank."""
+    steps_per_env: int
+    """T: steps each environment collects per iteration."""
+    batch_size: int
+    """Transitions per gradient step."""
+    gradient_steps: int
+    """Gradient steps per iteration."""
+    buffer_size: int
+    """Replay capacity in transitions."""
+    learning_starts: int
+    """Transitions stored before the first gradient step."""
+    observation_widths: dict[str, int]
+    """Width of each observation group stored in the buffer (twice: observation and next observation)."""
+    action_width: int
+    """A: actions per step."""
+    world_size: int = 1
+    """W: ranks (FastSAC runs one)."""
+    transitions: int = field(init=False)
+    """B = N x T per iteration."""
+    global_transitions: int = field(init=False)
+    """W x N x T."""
+    replayed: int = field(init=False)
+    """Gradient steps x batch size: transitions replayed per iteration."""
+    update_to_data: float = field(init=False)
+    """Replayed / collected per iteration."""
+    storage_bytes: int = field(init=False)
+    """Bytes of the replay buffer."""
+
+    def __post_init__(self):
+        from .fast_sac import replay_memory_bytes  # torch and RSL-RL: heavy
+
+        self.transitions = self.num_envs * self.steps_per_env
+        self.global_transitions = self.world_size * self.transitions
+        self.replayed = self.gradient_steps * self.batch_size
+        self.update_to_data = self.replayed / self.transitions
+        self.storage_bytes = replay_memory_bytes(self.buffer_size, self.observation_widths, self.action_width)
+
+    def warnings(self) -> list[str]:
+        """Settings that work but waste something."""
+        return []
+
+    def report(self) -> str:
+        """A short human-readable table."""
+        widths = ", ".join(f"{name} {width}" for name, width in self.observation_widths.items())
+        fill = -(-self.buffer_size // self.transitions)
+        start = -(-self.learning_starts // self.transitions)
+        return "\n".join(
+            [
+                f"collection: N={self.num_envs} envs x T={self.steps_per_env} steps = B={self.transitions:,} "
+                f"transitions per iteration into the replay buffer",
+                f"learning: {self.gradient_steps} gradient steps x {self.batch_size:,} replayed transitions = "
+                f"{self.replayed:,} per iteration (update-to-data {self.update_to_data:.2f}); first update after "
+                f"{self.learning_starts:,} transitions ({start} iterations)",
+                f"widths: observation {widths}; action {self.action_width}; replay buffer {self.buffer_size:,} "
+                f"transitions = {self.storage_bytes / 2**20:.1f} MiB (full after {fill} iterations)",
+            ]
+        )
 
     def as_dict(self) -> dict:
         return asdict(self)

@@ -90,7 +90,10 @@ def loaded_policy(
     env_cfg, agent_cfg = configs_from_cli(task, args, overrides, play_mode=not args.train_env_cfg)
     check_launch_args(args, env_cfg)
     path = resolve_checkpoint(
-        args.checkpoint or "latest", root=log_root(agent_cfg.experiment_name), task=training_id(requested)
+        args.checkpoint or "latest",
+        root=log_root(agent_cfg.experiment_name),
+        task=training_id(requested),
+        agent=args.agent,
     )
     checkpoint = read_checkpoint(path)
     print(f"[go2] loading {path} on {task}")

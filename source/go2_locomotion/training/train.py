@@ -104,6 +104,7 @@ def _train(argv: list[str] | None) -> int:
     problems = preflight.validate(env_cfg, agent_cfg)
     if problems:
         raise UsageError(*problems)
+    check_learner_args(args, agent_cfg, warm)
     world_size = int(os.getenv("WORLD_SIZE", "1")) if args.distributed else 1
     # from the config alone: the Go2's 12 joints are the action
     widths = preflight.config_observation_widths(env_cfg)
@@ -123,6 +124,7 @@ def _train(argv: list[str] | None) -> int:
         checkpoint=args.checkpoint,
         timestamp=args.run_timestamp,
         rank=int(os.getenv("RANK", "0")) if args.distributed else None,
+        agent=args.agent,
     )
     if run.finished:
         print(f"[go2] {run.log_dir} already holds iteration {run.checkpoint['iter']}: max_iterations reached")
@@ -264,9 +266,18 @@ def print_geometry(geometry: preflight.RolloutGeometry) -> None:
 
 def rollout_geometry(
     env_cfg, agent_cfg, observation_widths: dict, action_width: int, world_size: int
-) -> preflight.RolloutGeometry:
-    """The rollout shape; ``observation_widths`` maps group -> width (an int or a 1-tuple shape)."""
+) -> preflight.RolloutGeometry | preflight.ReplayGeometry:
+    """The rollout shape (PPO) or the replay shape (FastSAC); ``observation_widths`` maps group -> width (an int or
+    a 1-tuple shape)."""
     widths = {name: (w[0] if isinstance(w, tuple) else w) for name, w in observation_widths.items()}
+    if preflight.is_fast_sac(agent_cfg):
+        used = {group for groups in agent_cfg.obs_groups.values() for group in groups}
+        alg = agent_cfg.algorithm
+        used = {name: w for name, w in widths.items() if w is not None and name in used}
+        sizes = (alg.batch_size, alg.gradient_steps, alg.buffer_size, alg.learning_starts)
+        return preflight.ReplayGeometry(
+            env_cfg.scene.num_envs, agent_cfg.num_steps_per_env, *sizes, used, action_width, world_size
+        )
     return preflight.RolloutGeometry(
         num_envs=env_cfg.scene.num_envs,
         steps_per_env=agent_cfg.num_steps_per_env,
@@ -276,6 +287,17 @@ def rollout_geometry(
         action_width=action_width,
         world_size=world_size,
     )
+
+
+def check_learner_args(args: argparse.Namespace, agent_cfg, warm) -> None:
+    """FastSAC runs in one process and starts from its own networks: ``--distributed`` and ``--warm_start``
+    (PPO's networks) are refused by name."""
+    if not preflight.is_fast_sac(agent_cfg):
+        return
+    if args.distributed:
+        raise UsageError(f"--distributed: FastSAC (--agent {args.agent}) runs in one process; accepted: PPO's agent")
+    if warm is not None:
+        raise UsageError(f"--warm_start loads PPO networks; it cannot start FastSAC (--agent {args.agent})")
 
 
 def check_distributed_args(args: argparse.Namespace, resume: str | None) -> bool:

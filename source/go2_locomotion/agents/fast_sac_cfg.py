@@ -1,0 +1,132 @@
+"""FastSAC agent configurations for Go2-Rough and Go2-Flat (``--agent fast_sac_cfg_entry_point``).
+
+The learner (:mod:`go2_locomotion.training.fast_sac`) runs inside RSL-RL's runner as its algorithm: one iteration
+collects ``num_steps_per_env`` steps of every environment into the replay buffer, then takes ``gradient_steps``
+gradient steps on batches of ``batch_size`` drawn from it. Update-to-data ratio (replayed transitions per collected
+one) = gradient_steps x batch_size / (num_envs x num_steps_per_env).
+
+Two settings, chosen with the physics by the same selector: the GPU default (4096 environments) and ``presets=cpu``
+(with ``--num_envs 512``, the CPU recipe's count). The networks are the same in both, so a checkpoint plays back
+under either.
+"""
+
+import math
+from dataclasses import MISSING
+
+from isaaclab.utils import configclass
+from isaaclab_rl.rsl_rl import RslRlBaseRunnerCfg, RslRlMLPModelCfg
+from isaaclab_tasks.utils import PresetCfg
+
+_LEARNER = "go2_locomotion.training.fast_sac"
+"""The learner's module (the training layer; named, not imported: configs stay importable without it)."""
+
+
+@configclass
+class SquashedGaussianDistributionCfg(RslRlMLPModelCfg.DistributionCfg):
+    """The actor's output: ``action_scale * tanh(u)``, ``u ~ N(mean, std)``, std from the network (log space)."""
+
+    class_name: str = f"{_LEARNER}:SquashedGaussianDistribution"
+    init_std: float = 0.25
+    """Initial std of ``u`` before the squash [-]: with ``action_scale`` 4, about 1 raw action unit (0.25 rad) at
+    the centre, PPO's initial noise (its ``init_std`` 1.0)."""
+    std_type: str = "log"
+    std_range: tuple[float, float] = (math.exp(-5.0), math.exp(2.0))
+    """Clamp of the std [-] (log std in [-5, 2], the usual SAC bounds)."""
+    action_scale: float = 4.0
+    """Raw action range +-4: times the joint action's 0.25 rad scale, +-1 rad about the default pose, wider than
+    the offsets a Go2 trot uses (the PPO policy's)."""
+
+
+@configclass
+class TwinQCriticCfg(RslRlMLPModelCfg):
+    """Twin Q networks ``Q(s, a)`` with LayerNorm after every hidden layer (an RSL-RL model config: Isaac Lab's
+    config migration treats it as one)."""
+
+    class_name: str = f"{_LEARNER}:TwinQCritic"
+    activation: str = "elu"
+    obs_normalization: bool = True
+    layer_norm: bool = True
+    """LayerNorm after every hidden layer (the FastTD3 / FastSAC critics')."""
+
+
+@configclass
+class FastSacAlgorithmCfg:
+    """FastSAC's learner settings; domains are checked by the preflight (``scripts/train.py --check``)."""
+
+    class_name: str = f"{_LEARNER}:FastSAC"
+    gamma: float = 0.99
+    """Discount [-], finite in [0, 1]: PPO's, so both learners optimise the same return."""
+    tau: float = 0.05
+    """Polyak rate of the target critics per gradient step, in (0, 1]."""
+    actor_learning_rate: float = 3e-4
+    critic_learning_rate: float = 3e-4
+    alpha_lr: float = 1e-3
+    """Learning rate of the log-temperature; positive finite when ``tune_alpha``. Adam moves the logarithm by about
+    this much per gradient step: x e in ~60 CPU iterations."""
+    init_alpha: float = 0.001
+    """Initial entropy temperature, positive finite (its logarithm is stored). The Go2 rewards are scaled by the
+    policy step (0.02 s): a step earns ~0.01-0.1, so the entropy bonus (alpha x ~17 nats at the initial std) must
+    start near 0.001 to stay below the task's reward; at 0.01 it was ~0.2 per step and the first CPU run (stopped
+    at 0.3 M transitions) learned to fall (base contact ended 99 % of episodes)."""
+    tune_alpha: bool = True
+    """Tune the temperature towards ``target_entropy``."""
+    target_entropy: float | None = None
+    """Target entropy of the squashed policy [nats]; ``None``: minus the action width (-12 for the Go2)."""
+    batch_size: int = MISSING
+    """Transitions per gradient step."""
+    buffer_size: int = MISSING
+    """Replay capacity in transitions, over all environments of the process."""
+    learning_starts: int = MISSING
+    """Transitions stored before the first gradient step."""
+    gradient_steps: int = MISSING
+    """Gradient steps per iteration."""
+    policy_frequency: int = 1
+    """Actor and temperature step once every this many critic steps."""
+    max_grad_norm: float = 10.0
+
+
+@configclass
+class FastSacSettingsCfg(PresetCfg):
+    """The learner's setting per machine, selected with the physics (``presets=cpu``)."""
+
+    default = FastSacAlgorithmCfg(batch_size=8192, buffer_size=2_000_000, learning_starts=65_536, gradient_steps=16)
+    """GPU: 4096 envs x 8 steps = 32,768 transitions per iteration, 16 x 8,192 replayed: update-to-data 4."""
+    cpu = FastSacAlgorithmCfg(batch_size=1024, buffer_size=1_000_000, learning_starts=8_192, gradient_steps=16)
+    """CPU (``--num_envs 512``): 4,096 transitions per iteration, 16 x 1,024 replayed: update-to-data 4; a gradient
+    step of Go2-Flat's networks costs ~30-40 ms on 2 cores, about half the iteration's collection time."""
+
+
+@configclass
+class Go2RoughFastSacRunnerCfg(RslRlBaseRunnerCfg):
+    """FastSAC for Go2-Rough: [512, 256, 128] actor (PPO's), [512, 256, 128] LayerNorm twin critics."""
+
+    class_name: str = "OnPolicyRunner"
+    """RSL-RL's runner loop drives the learner (collect, then update); the package registers its subclass for it."""
+    num_steps_per_env = 8
+    max_iterations = 6000
+    save_interval = 100
+    experiment_name = "go2_rough_fast_sac"
+    empirical_normalization = False
+    stall_timeout_s: float = 600.0
+    """As for PPO: seconds without a finished iteration before the run exits with code 75 (0: off)."""
+    obs_groups = {"actor": ["policy"], "critic": ["policy"]}
+    actor = RslRlMLPModelCfg(
+        hidden_dims=[512, 256, 128],
+        activation="elu",
+        obs_normalization=True,
+        distribution_cfg=SquashedGaussianDistributionCfg(),
+    )
+    critic = TwinQCriticCfg(hidden_dims=[512, 256, 128])
+    algorithm = FastSacSettingsCfg()
+
+
+@configclass
+class Go2FlatFastSacRunnerCfg(Go2RoughFastSacRunnerCfg):
+    """FastSAC for Go2-Flat: [128, 128, 128] actor (PPO's), [256, 256, 128] LayerNorm twin critics."""
+
+    def __post_init__(self):
+        super().__post_init__()
+        self.max_iterations = 1500
+        self.experiment_name = "go2_flat_fast_sac"
+        self.actor.hidden_dims = [128, 128, 128]
+        self.critic.hidden_dims = [256, 256, 128]
