@@ -13,7 +13,7 @@ from rsl_rl.models import MLPModel
 from rsl_rl.utils import resolve_callable
 from tensordict import TensorDict
 
-from go2_locomotion.agents.fast_sac_cfg import Go2FlatFastSacRunnerCfg, Go2RoughFastSacRunnerCfg
+from go2_locomotion.agents.fast_sac_cfg import FastSacAlgorithmCfg, Go2FlatFastSacRunnerCfg, Go2RoughFastSacRunnerCfg
 from go2_locomotion.dotted import assign
 from go2_locomotion.tasks.flat_env_cfg import Go2FlatEnvCfg
 from go2_locomotion.tasks.velocity_env_cfg import Go2RoughEnvCfg
@@ -34,8 +34,10 @@ def _learner(width=3, actions=2, num_envs=4, scale=1.0, **kwargs) -> FastSAC:
     distribution = {"class_name": fast_sac.__name__ + ":SquashedGaussianDistribution", "action_scale": scale}
     actor = MLPModel(obs, GROUPS, "actor", actions, [32, 32], "elu", False, distribution)
     critic = TwinQCritic(obs, GROUPS, "critic", actions, [32, 32], "elu", False, True)
-    settings = {"batch_size": 8, "buffer_size": 64, "learning_starts": 1, "gradient_steps": 1, **kwargs}
-    return FastSAC(actor, critic, num_envs=num_envs, **settings)
+    defaults = FastSacAlgorithmCfg(batch_size=8, buffer_size=64, learning_starts=1, gradient_steps=1).to_dict()
+    settings = {**defaults, **kwargs}
+    settings.pop("class_name")
+    return FastSAC(actor, critic, num_envs=num_envs, device="cpu", **settings)
 
 
 # -- the squashed Gaussian -------------------------------------------------------------------------------------
@@ -184,7 +186,7 @@ def test_critic_target_is_the_clipped_double_q_soft_value():
         learner.actor.distribution.update(learner.actor.mlp(latent))
         a2, logp = learner.actor.distribution.sample_with_log_prob()
         t1, t2 = learner.target_critic(n, a2)
-        alpha = math.exp(math.log(0.01))
+        alpha = learner.alpha
         target = b.rewards[index] + 0.9 * (1 - b.terminated[index]) * (torch.min(t1, t2) - alpha * logp)
         q1, q2 = learner.critic(o, b.actions[index])
         expected = ((q1 - target) ** 2).mean() + ((q2 - target) ** 2).mean()

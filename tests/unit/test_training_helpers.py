@@ -169,6 +169,52 @@ def test_comparing_runs_needs_an_output_and_one_label_each(tmp_path):
         write_curves([str(tmp_path / "a"), str(tmp_path / "b")], None, None)
 
 
+def _evaluated_run(folder: Path, num_envs: int, steps: int, timings: dict, summaries: dict) -> Path:
+    """A run folder as training and ``evaluate.py --run`` leave it: resolved configs, RSL-RL's timing scalars per
+    iteration (collection, learning seconds) and the evaluation report of some checkpoints."""
+    from torch.utils.tensorboard import SummaryWriter
+
+    (folder / "params").mkdir(parents=True)
+    (folder / "params" / "env.yaml").write_text(f"scene:\n  num_envs: {num_envs}\n")
+    (folder / "params" / "agent.yaml").write_text(f"num_steps_per_env: {steps}\n")
+    writer = SummaryWriter(log_dir=str(folder))
+    for it, (collect, learn) in timings.items():
+        writer.add_scalar("Perf/collection_time", collect, it)
+        writer.add_scalar("Perf/learning_time", learn, it)
+    writer.close()
+    entries = [
+        {"checkpoint": str(folder / f"model_{it}.pt"), "summary": {"fall_rate": 0.0, **summary}, "report": ""}
+        for it, summary in summaries.items()
+    ]
+    (folder / "evaluation").mkdir()
+    (folder / "evaluation" / "evaluation_run.json").write_text(json.dumps({"checkpoints": entries}))
+    return folder
+
+
+def test_evaluated_runs_compare_by_samples_and_training_wall_clock(tmp_path):
+    """Checkpoint i has collected (i + 1) x envs x steps transitions and taken the collection + learning time of
+    iterations 0..i: 4 x 8 = 32 per iteration; iterations of 1 + 0.5 s, 2 + 1 s, 3 + 1 s."""
+    from go2_locomotion.training.curves import compare_evaluated, evaluated_points
+
+    run = _evaluated_run(
+        tmp_path / "sac",
+        num_envs=4,
+        steps=8,
+        timings={0: (1.0, 0.5), 1: (2.0, 1.0), 2: (3.0, 1.0)},
+        summaries={
+            2: {"xy_error_moving": 0.3, "yaw_error_moving": 0.2},
+            0: {"xy_error_moving": 0.9, "yaw_error_moving": 0.8},
+        },
+    )
+    points = evaluated_points(run)
+    assert [(p["iteration"], p["samples"], p["wall_clock_s"]) for p in points] == [(0, 32, 1.5), (2, 96, 8.5)]
+    table, png = compare_evaluated([run], ["FastSAC"], tmp_path / "out")
+    assert "| FastSAC | 2 | 96 | 8 | 0.300 | 0.200 | 0.000 |" in table.read_text().splitlines()
+    assert png.stat().st_size > 0
+    with pytest.raises(UsageError, match="no evaluation/evaluation_run.json"):
+        evaluated_points(tmp_path / "out")
+
+
 def test_unknown_override_keys_are_named_with_the_closest_fields():
     from go2_locomotion.agents.rsl_rl_ppo_cfg import Go2FlatPPORunnerCfg
     from go2_locomotion.tasks.flat_env_cfg import Go2FlatEnvCfg

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import argparse
 import csv
+import json
+import re
 from itertools import pairwise
 from pathlib import Path
 
@@ -169,18 +171,88 @@ def compare_by_samples(run_dirs: list[Path], labels: list[str], out_dir: Path, w
     return table_path, png_path
 
 
-def write_curves(run_dirs: list[str], labels: list[str] | None, out: str | None) -> tuple[Path, Path]:
+EVALUATED = {"xy error, moving [m/s]": "xy_error_moving", "yaw error, moving [rad/s]": "yaw_error_moving"}
+"""Figures of the evaluation grid compared across evaluated runs: label -> key of a report's ``summary``."""
+
+TIMING_TAGS = ("Perf/collection_time", "Perf/learning_time")
+"""TensorBoard scalars whose sum is an iteration's wall-clock (RSL-RL's own timing)."""
+
+
+def evaluated_points(run_dir: Path) -> list[dict]:
+    """Per checkpoint the ``evaluate.py --run`` report of a run folder holds: iteration, transitions collected until
+    it, training wall-clock until it (the iterations' collection + learning time) and the grid's summary."""
+    report = Path(run_dir) / "evaluation" / "evaluation_run.json"
+    if not report.is_file():
+        raise UsageError(f"{run_dir} has no evaluation/evaluation_run.json: run scripts/evaluate.py --run {run_dir}")
+    scalars = read_scalars(Path(run_dir))
+    per_iteration = samples_per_iteration(Path(run_dir))
+    iteration_s = {it: sum(scalars[tag].get(it, 0.0) for tag in TIMING_TAGS) for it in scalars[TIMING_TAGS[0]]}
+    points = []
+    for entry in json.loads(report.read_text())["checkpoints"]:
+        iteration = int(re.fullmatch(r"model_(\d+)\.pt", Path(entry["checkpoint"]).name).group(1))
+        wall = sum(t for it, t in iteration_s.items() if it <= iteration)
+        points.append(
+            {
+                "iteration": iteration,
+                "samples": (iteration + 1) * per_iteration,
+                "wall_clock_s": wall,
+                **entry["summary"],
+            }
+        )
+    return sorted(points, key=lambda p: p["iteration"])
+
+
+def compare_evaluated(run_dirs: list[Path], labels: list[str], out_dir: Path) -> tuple[Path, Path]:
+    """The evaluation grid's tracking errors of several evaluated runs against transitions collected and against
+    training wall-clock: ``evaluated.png`` and ``evaluated.md`` (one row per evaluated checkpoint)."""
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    runs = [(label, evaluated_points(Path(d))) for d, label in zip(run_dirs, labels, strict=True)]
+    lines = [
+        "| run | iteration | transitions | training wall-clock [s] | " + " | ".join(EVALUATED) + " | fall rate |",
+        "|---" * (5 + len(EVALUATED)) + "|",
+    ]
+    for label, points in runs:
+        for p in points:
+            errors = " | ".join(f"{p[key]:.3f}" for key in EVALUATED.values())
+            lines.append(
+                f"| {label} | {p['iteration']} | {p['samples']:,} | {p['wall_clock_s']:.0f} | {errors} | "
+                f"{p['fall_rate']:.3f} |"
+            )
+    table_path = out_dir / "evaluated.md"
+    table_path.write_text("\n".join(lines) + "\n")
+    png_path = out_dir / "evaluated.png"
+    axes_x = {"transitions collected": "samples", "training wall-clock [s]": "wall_clock_s"}
+    with figure(png_path, dpi=90, nrows=len(EVALUATED), ncols=2, figsize=(10, 4 * len(EVALUATED))) as (_, axes):
+        for row, (name, key) in enumerate(EVALUATED.items()):
+            for col, (x_name, x_key) in enumerate(axes_x.items()):
+                ax = axes[row][col]
+                for label, points in runs:
+                    ax.plot([p[x_key] for p in points], [p[key] for p in points], marker="o", label=label)
+                ax.set_xlabel(x_name)
+                ax.set_ylabel(name)
+                ax.grid(alpha=0.3)
+                ax.legend(fontsize=7)
+    return table_path, png_path
+
+
+def write_curves(
+    run_dirs: list[str], labels: list[str] | None, out: str | None, evaluated: bool = False
+) -> tuple[Path, Path]:
     """One run: its curves (:func:`export_curves`); several: their comparison by samples
-    (:func:`compare_by_samples`), which needs ``out`` and one label per run (default 0, 1, ...)."""
+    (:func:`compare_by_samples`, or with ``evaluated`` their evaluation grids by samples and wall-clock,
+    :func:`compare_evaluated`), which needs ``out`` and one label per run (default 0, 1, ...)."""
     if out is not None:
         check_writable(Path(out), "--out")
-    if len(run_dirs) == 1:
+    if len(run_dirs) == 1 and not evaluated:
         return export_curves(Path(run_dirs[0]), Path(out) if out else None)
     labels = labels or [str(i) for i in range(len(run_dirs))]
     if len(labels) != len(run_dirs):
         raise UsageError(f"--labels needs one label per run ({len(run_dirs)}), got {len(labels)}")
     if out is None:
         raise UsageError("--out is required when comparing runs")
+    if evaluated:
+        return compare_evaluated([Path(d) for d in run_dirs], labels, Path(out))
     return compare_by_samples([Path(d) for d in run_dirs], labels, Path(out))
 
 
@@ -194,10 +266,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("run_dir", nargs="+", help="A run folder, logs/rsl_rl/<experiment>/<run>; several compare.")
     parser.add_argument("--labels", nargs="+", help="One name per run, when comparing runs.")
     parser.add_argument("--out", default=None, help="Output folder (default for one run: the run folder).")
+    parser.add_argument(
+        "--evaluated",
+        action="store_true",
+        help="Compare the runs' evaluation grids (scripts/evaluate.py --run) by samples and by training wall-clock.",
+    )
     args = parser.parse_args(argv)
 
     def write() -> int:
-        for path in write_curves(args.run_dir, args.labels, args.out):
+        for path in write_curves(args.run_dir, args.labels, args.out, args.evaluated):
             print(path)
         return 0
 

@@ -179,14 +179,19 @@ class ReplayBuffer:
     def add(self, obs: dict, actions, rewards, next_obs: dict, terminated) -> None:
         """Store a batch of transitions (one per environment); the oldest are overwritten once full."""
         n = actions.shape[0]
-        index = (self.position + torch.arange(n, device=self.device)) % self.capacity
-        for group in self.obs:
-            self.obs[group][index] = obs[group]
-            self.next_obs[group][index] = next_obs[group]
-        self.actions[index] = actions
-        self.rewards[index] = rewards
-        self.terminated[index] = terminated
-        self.position = (self.position + n) % self.capacity
+        done = 0
+        while done < n:  # contiguous slices: one copy, or two where the ring wraps
+            start = self.position
+            count = min(n - done, self.capacity - start)
+            rows, source = slice(start, start + count), slice(done, done + count)
+            for group in self.obs:
+                self.obs[group][rows] = obs[group][source]
+                self.next_obs[group][rows] = next_obs[group][source]
+            self.actions[rows] = actions[source]
+            self.rewards[rows] = rewards[source]
+            self.terminated[rows] = terminated[source]
+            self.position = (start + count) % self.capacity
+            done += count
         self.size = min(self.size + n, self.capacity)
 
     def sample(self, batch_size: int, generator: torch.Generator | None = None) -> dict:
@@ -211,7 +216,8 @@ def replay_memory_bytes(capacity: int, obs_widths: dict[str, int], action_dim: i
 
 class FastSAC:
     """Soft actor-critic with the FastSAC recipe, behind RSL-RL's algorithm interface (``act``,
-    ``process_env_step``, ``compute_returns``, ``update``, ``save``, ``load``, ``get_policy``)."""
+    ``process_env_step``, ``compute_returns``, ``update``, ``save``, ``load``, ``get_policy``). The settings have no
+    defaults here: they are the agent config's (``agents/fast_sac_cfg.py``), documented there."""
 
     def __init__(
         self,
@@ -219,21 +225,21 @@ class FastSAC:
         critic: TwinQCritic,
         *,
         num_envs: int,
-        device: str = "cpu",
-        gamma: float = 0.99,
-        tau: float = 0.05,
-        actor_learning_rate: float = 3e-4,
-        critic_learning_rate: float = 3e-4,
-        alpha_lr: float = 3e-4,
-        init_alpha: float = 0.01,
-        tune_alpha: bool = True,
-        target_entropy: float | None = None,
-        batch_size: int = 4096,
-        buffer_size: int = 1_000_000,
-        learning_starts: int = 10_000,
-        gradient_steps: int = 8,
-        policy_frequency: int = 1,
-        max_grad_norm: float = 10.0,
+        device: str,
+        gamma: float,
+        tau: float,
+        actor_learning_rate: float,
+        critic_learning_rate: float,
+        alpha_lr: float,
+        init_alpha: float,
+        tune_alpha: bool,
+        target_entropy: float | None,
+        batch_size: int,
+        buffer_size: int,
+        learning_starts: int,
+        gradient_steps: int,
+        policy_frequency: int,
+        max_grad_norm: float,
         multi_gpu_cfg: dict | None = None,
     ) -> None:
         if multi_gpu_cfg is not None:
