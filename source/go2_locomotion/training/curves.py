@@ -266,11 +266,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("run_dir", nargs="+", help="A run folder, logs/rsl_rl/<experiment>/<run>; several compare.")
     parser.add_argument("--labels", nargs="+", help="One name per run, when comparing runs.")
     parser.add_argument("--out", default=None, help="Output folder (default for one run: the run folder).")
-    parser.add_argument(
-        "--evaluated",
-        action="store_true",
-        help="Compare the runs' evaluation grids (scripts/evaluate.py --run) by samples and by training wall-clock.",
-    )
+    evaluated = "Compare the runs' evaluation grids (scripts/evaluate.py --run) by samples and by training wall-clock."
+    parser.add_argument("--evaluated", action="store_true", help=evaluated)
     args = parser.parse_args(argv)
 
     def write() -> int:
