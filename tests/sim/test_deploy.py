@@ -281,7 +281,7 @@ def test_sim2sim_follows_isaac_lab_in_closed_loop(asset_cache, tmp_path):
     with make_env("Go2-Flat", num_envs=1, overrides=[*still, *exact_pose, *command], play_mode=True) as gym_env:
         env = gym_env.unwrapped
         wrapped = RslRlVecEnvWrapper(gym_env)
-        runner, agent_cfg = _runner(wrapped, "Go2-Flat")
+        runner, agent_cfg = _runner(wrapped, "Go2-Flat", PPO)
         export_bundle(env, runner, agent_cfg, tmp_path, task="Go2-Flat", checkpoint=None)
         policy = runner.get_inference_policy(device="cpu")
         robot = env.scene["robot"]
