@@ -262,7 +262,6 @@ class FastSAC:
         self.learning_rate = actor_learning_rate
         groups = dict.fromkeys([*actor.obs_groups, *critic.obs_groups])
         self._groups = list(groups)
-        self._widths: dict[str, int] | None = None
         self._capacity = buffer_size
         self._action_dim = action_dim
         self.buffer: ReplayBuffer | None = None
@@ -275,8 +274,8 @@ class FastSAC:
     def act(self, obs: TensorDict) -> torch.Tensor:
         """A sampled action per environment; the observation is kept for the transition."""
         if self.buffer is None:
-            self._widths = {g: obs[g].shape[-1] for g in self._groups}
-            self.buffer = ReplayBuffer(self._capacity, self._widths, self._action_dim, self.device)
+            widths = {g: obs[g].shape[-1] for g in self._groups}
+            self.buffer = ReplayBuffer(self._capacity, widths, self._action_dim, self.device)
         self._obs = obs
         self._actions = self.actor(obs, stochastic_output=True)
         return self._actions

@@ -271,12 +271,12 @@ def rollout_geometry(
     a 1-tuple shape)."""
     widths = {name: (w[0] if isinstance(w, tuple) else w) for name, w in observation_widths.items()}
     if preflight.is_fast_sac(agent_cfg):
-        used = {group for groups in agent_cfg.obs_groups.values() for group in groups}
+        groups = {group for groups in agent_cfg.obs_groups.values() for group in groups}
+        stored = {name: w for name, w in widths.items() if w is not None and name in groups}
         alg = agent_cfg.algorithm
-        used = {name: w for name, w in widths.items() if w is not None and name in used}
         sizes = (alg.batch_size, alg.gradient_steps, alg.buffer_size, alg.learning_starts)
         return preflight.ReplayGeometry(
-            env_cfg.scene.num_envs, agent_cfg.num_steps_per_env, *sizes, used, action_width, world_size
+            env_cfg.scene.num_envs, agent_cfg.num_steps_per_env, *sizes, stored, action_width, world_size
         )
     return preflight.RolloutGeometry(
         num_envs=env_cfg.scene.num_envs,
