@@ -113,12 +113,19 @@ class Bench:
                 stdin=subprocess.DEVNULL,
                 cwd=self.folder,
                 start_new_session=True,
-                preexec_fn=(lambda: os.nice(self.nice)) if self.nice else None,
+                preexec_fn=self._child_setup,
                 env={**os.environ, "PYTHONUNBUFFERED": "1"},
             )
         process = Process(popen, output)
         self.processes.append(process)
         return process
+
+    def _child_setup(self) -> None:
+        """In the child before exec: SIGINT ignored, as a script's background job (``cmd &``) starts it, so every
+        Ctrl-C the bench sends also checks that the program installs its own handler; the bench's niceness."""
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        if self.nice:
+            os.nice(self.nice)
 
     def sim(self, *args: str, name: str = "sim") -> Process:
         """``scripts/sim_go2.py`` with its record in ``<folder>/<name>.jsonl``."""

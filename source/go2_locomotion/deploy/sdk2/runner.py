@@ -443,6 +443,8 @@ class Deployment:
         self.say(f"waiting for LowState on {TOPIC_LOWSTATE}")
         clock = PeriodicClock(self.policy_dt)
         previous_handler = signal.signal(signal.SIGTERM, _raise_stop)
+        # Ctrl-C damps even where SIGINT came ignored (a script's background job inherits SIG_IGN for it)
+        previous_interrupt = signal.signal(signal.SIGINT, signal.default_int_handler)
         sent_any, reported = False, time.monotonic()
         try:
             with TerminalKeys() as keys:  # reads nothing where stdin is no terminal
@@ -483,6 +485,7 @@ class Deployment:
             self.say(f"{name}: damping" if sent_any else f"{name}: nothing was sent")
         finally:
             signal.signal(signal.SIGTERM, previous_handler)
+            signal.signal(signal.SIGINT, previous_interrupt)
             if sent_any:
                 self._send_damping(writer)
             subscription.close()

@@ -315,6 +315,8 @@ class SimulatedGo2:
         subscription = bus.subscribe(TOPIC_LOWCMD, LowCmd_, self.inbox.handle)
         stop = threading.Event()
         previous = signal.signal(signal.SIGTERM, lambda *_: stop.set())
+        # Ctrl-C stops it even where SIGINT came ignored (a script's background job inherits SIG_IGN for it)
+        previous_interrupt = signal.signal(signal.SIGINT, signal.default_int_handler)
         self.say(
             f"Go2 on {bus.interface}, DDS domain {bus.domain_id}: LowState every {1e3 * self.dt:g} ms on "
             f"{TOPIC_LOWSTATE}, motors from {TOPIC_LOWCMD} (no torque before the first valid LowCmd)"
@@ -368,6 +370,7 @@ class SimulatedGo2:
             self.say("Ctrl-C")
         finally:
             signal.signal(signal.SIGTERM, previous)
+            signal.signal(signal.SIGINT, previous_interrupt)
             subscription.close()
             bus.close()
             for arrival in self.inbox.take_arrivals():
