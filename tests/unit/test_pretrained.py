@@ -127,8 +127,8 @@ def test_provenance_records_the_terrain_level_curve_of_a_run(tmp_path):
 def test_the_shipped_rough_policy_carries_its_terrain_evaluations_and_warm_start():
     """Go2-Rough's shipped files belong together: the bundle names the checkpoint and reads the height scan; the
     Isaac Lab reports (both engines, command grid on level 0 and the default terrain grid) hash the checkpoint, the
-    MuJoCo terrain grid hashes the bundle's policy; each terrain report holds every default cell with fractions;
-    provenance records the warm start from Go2-Flat and the terrain level curve."""
+    MuJoCo reports (command grid on a plane, terrain grid) hash the bundle's policy; each terrain report holds every
+    default cell with fractions; provenance records the warm start from Go2-Flat and the terrain level curve."""
     from go2_locomotion.tasks.terrain_cells import default_cells
 
     checkpoint = pretrained.checkpoint("Go2-Rough")
@@ -136,13 +136,13 @@ def test_the_shipped_rough_policy_carries_its_terrain_evaluations_and_warm_start
     assert bundle.field("checkpoint") == checkpoint.name
     folder = checkpoint.parent / "evaluation"
     labels = [cell.label() for cell in default_cells()]
-    for name in ("isaaclab_newton", "isaaclab_physx", "terrain_newton", "terrain_physx", "mujoco_terrain"):
+    for name in ("isaaclab_newton", "isaaclab_physx", "terrain_newton", "terrain_physx", "mujoco", "mujoco_terrain"):
         report = reports.load(folder / name)
-        if name == "mujoco_terrain":
+        if name.startswith("mujoco"):
             assert report["policy_sha256"] == _sha256(pretrained.bundle("Go2-Rough") / "policy.onnx")
         else:
             assert report["checkpoint_sha256"] == _sha256(checkpoint), name
-        if name.startswith("isaaclab"):
+        if name.startswith("isaaclab") or name == "mujoco":
             continue
         cells = report["terrain"]
         assert [c["label"] for c in cells] == labels, name

@@ -44,8 +44,9 @@ in MuJoCo from the bundle, ``evaluation/mujoco_terrain``)."""
 TERRAIN_TASKS = ("Go2-Rough",)
 """Tasks with generated terrain: their shipped policy gets :data:`TERRAIN_EVALUATIONS` too."""
 
-MUJOCO_TASKS = ("Go2-Flat",)
-"""Tasks whose shipped policy is also evaluated in plain MuJoCo (the command grid on a plane)."""
+MUJOCO_TASKS = ("Go2-Flat", "Go2-Rough")
+"""Tasks whose shipped policy is also evaluated in plain MuJoCo (the command grid on a plane, ``evaluation/mujoco``;
+for Go2-Rough its level ground)."""
 
 
 def evaluations(task: str) -> dict[str, list[str]]:
@@ -192,6 +193,8 @@ def main(argv: list[str] | None = None) -> int:
             str(SCRIPTS / "sim2sim.py"),
             "--bundle",
             KEYWORD,
+            "--task",
+            args.task,
             "--grid",
             "default",
             "--output",
