@@ -13,14 +13,16 @@ evaluation uses).
 and a random velocity, drawn from the run's seed. MuJoCo has no randomisation here and each robot runs alone, so
 robots started alike would run alike; they differ by heading only: robot ``k`` of ``N`` starts at the tile's
 centre (Isaac Lab's terrain origin), at rest with its feet on the ground, facing ``360 k / N`` degrees
-(:func:`headings`). The default, :data:`ROBOTS_PER_CELL` = 4 (0, 90, 180, 270 degrees), walks out through each of
-the tile's four sides: on the random tiles (boxes, random rough) each robot meets other obstacles; on the pyramids
-(stairs, slopes) every side has the same profile, and a robot that crosses it cleanly does so alike in every
-heading, but one that struggles at an obstacle for seconds does not (contact order and rounding differ by heading,
-and a height field's triangles are split along one diagonal): the flat policy stuck on 15 degree slopes up gets
-out in two headings of four. Eight robots add the diagonals, over the pyramids' corners, as some of Isaac Lab's
-random yaws do. No offset: the start is the origin Isaac Lab's robots are scattered around, and on every tile the
-ground within 0.5 m of it is the centre platform (stairs, boxes, slopes) or the same noise.
+(:func:`headings`). With 4 (0, 90, 180, 270 degrees) each robot walks out through one of the tile's four sides:
+on the random tiles (boxes, random rough) each robot meets other obstacles; on the pyramids (stairs, slopes) every
+side has the same profile, and a robot that crosses it cleanly does so alike in every heading, but one that
+struggles at an obstacle for seconds does not (contact order and rounding differ by heading, and a height field's
+triangles are split along one diagonal): the flat policy stuck on 15 degree slopes up gets out in two headings of
+four. The default, :data:`ROBOTS_PER_CELL`, is the Isaac Lab evaluation's count, 8: the diagonals too, over the
+pyramids' corners, as some of Isaac Lab's random yaws do (the shipped Go2-Rough on 10 cm stairs up: 0 of 4
+headings, 4 of 16; Isaac Lab 2 of 8 on each engine). No offset: the start is the origin Isaac Lab's robots are
+scattered around, and on every tile the ground within 0.5 m of it is the centre platform (stairs, boxes, slopes) or
+the same noise.
 
 **Falls.** :meth:`Go2Plant.is_down`, the sim-to-sim plant's check: the trunk touching the ground (Isaac Lab's
 termination), tilted beyond 60 degrees, or below 0.15 m above the ground under it.
@@ -47,8 +49,9 @@ from .command_grid import bundle_source, physics_settings
 from .plant import Go2Plant
 from .terrain import TerrainGeometry, build_cell
 
-ROBOTS_PER_CELL = 4
-"""Default robots per cell in MuJoCo: one per heading 0, 90, 180, 270 degrees (see the module)."""
+ROBOTS_PER_CELL = terrain_eval.ROBOTS_PER_CELL
+"""Default robots per cell in MuJoCo: as many as Isaac Lab's terrain evaluation puts on a cell, one per heading
+``360 k / N`` degrees (see the module)."""
 
 COMMAND = (terrain_eval.FORWARD_SPEED, 0.0, 0.0)
 """What every robot is told: forward at the terrain evaluation's speed, in its heading frame."""
