@@ -19,8 +19,8 @@ side has the same profile, and a robot that crosses it cleanly does so alike in 
 struggles at an obstacle for seconds does not (contact order and rounding differ by heading, and a height field's
 triangles are split along one diagonal): the flat policy stuck on 15 degree slopes up gets out in two headings of
 four. The default, :data:`ROBOTS_PER_CELL`, is the Isaac Lab evaluation's count, 8: the diagonals too, over the
-pyramids' corners, as some of Isaac Lab's random yaws do (the shipped Go2-Rough on 10 cm stairs up: 0 of 4
-headings, 4 of 16; Isaac Lab 2 of 8 on each engine). No offset: the start is the origin Isaac Lab's robots are
+pyramids' corners, as some of Isaac Lab's random yaws do (Go2-Rough's iteration-444 policy on 10 cm stairs up:
+0 of 4 headings, 4 of 16; Isaac Lab 2 of 8 on each engine). No offset: the start is the origin Isaac Lab's robots are
 scattered around, and on every tile the ground within 0.5 m of it is the centre platform (stairs, boxes, slopes) or
 the same noise.
 
