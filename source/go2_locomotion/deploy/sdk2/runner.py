@@ -10,7 +10,6 @@ out of the loop (end of a scripted run, Ctrl-C, SIGTERM, an exception) sends dam
 from __future__ import annotations
 
 import json
-import signal
 import sys
 import threading
 import time
@@ -46,6 +45,7 @@ from .figures import (
 from .messages import LowCmd_, LowState_, RobotReading, leaf, lowcmd, reading
 from .remote import ButtonEdges, decode, stick_command, sticks_active
 from .safety import JointLimits, Mode, Supervisor, clamp_targets, is_stale, reading_fault
+from .stopping import install_stop_signals
 from .timing import PeriodicClock, freeze_heap
 
 START_KEY = "g"
@@ -442,9 +442,7 @@ class Deployment:
         self.say(self.intro())
         self.say(f"waiting for LowState on {TOPIC_LOWSTATE}")
         clock = PeriodicClock(self.policy_dt)
-        previous_handler = signal.signal(signal.SIGTERM, _raise_stop)
-        # Ctrl-C damps even where SIGINT came ignored (a script's background job inherits SIG_IGN for it)
-        previous_interrupt = signal.signal(signal.SIGINT, signal.default_int_handler)
+        restore_signals = install_stop_signals(_raise_stop)
         sent_any, reported = False, time.monotonic()
         try:
             with TerminalKeys() as keys:  # reads nothing where stdin is no terminal
@@ -484,8 +482,7 @@ class Deployment:
             name = "Ctrl-C" if isinstance(stop, KeyboardInterrupt) else "SIGTERM"
             self.say(f"{name}: damping" if sent_any else f"{name}: nothing was sent")
         finally:
-            signal.signal(signal.SIGTERM, previous_handler)
-            signal.signal(signal.SIGINT, previous_interrupt)
+            restore_signals()
             if sent_any:
                 self._send_damping(writer)
             subscription.close()

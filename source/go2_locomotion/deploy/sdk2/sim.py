@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import json
 import math
-import signal
 import threading
 import time
 from dataclasses import dataclass
@@ -54,6 +53,7 @@ from .figures import (
 )
 from .messages import LowCmd_, LowState_, MotorCommand, command_arrays, leaf, lowstate
 from .remote import RemoteState, encode
+from .stopping import install_stop_signals
 from .timing import freeze_heap
 
 PREFIX = "[go2 sim]"
@@ -314,9 +314,7 @@ class SimulatedGo2:
         writer = bus.writer(TOPIC_LOWSTATE, LowState_)
         subscription = bus.subscribe(TOPIC_LOWCMD, LowCmd_, self.inbox.handle)
         stop = threading.Event()
-        previous = signal.signal(signal.SIGTERM, lambda *_: stop.set())
-        # Ctrl-C stops it even where SIGINT came ignored (a script's background job inherits SIG_IGN for it)
-        previous_interrupt = signal.signal(signal.SIGINT, signal.default_int_handler)
+        restore_signals = install_stop_signals(lambda *_: stop.set())
         self.say(
             f"Go2 on {bus.interface}, DDS domain {bus.domain_id}: LowState every {1e3 * self.dt:g} ms on "
             f"{TOPIC_LOWSTATE}, motors from {TOPIC_LOWCMD} (no torque before the first valid LowCmd)"
@@ -369,8 +367,7 @@ class SimulatedGo2:
         except KeyboardInterrupt:
             self.say("Ctrl-C")
         finally:
-            signal.signal(signal.SIGTERM, previous)
-            signal.signal(signal.SIGINT, previous_interrupt)
+            restore_signals()
             subscription.close()
             bus.close()
             for arrival in self.inbox.take_arrivals():
