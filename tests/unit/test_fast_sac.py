@@ -107,14 +107,15 @@ def test_replay_buffer_ring_and_memory():
     buffer = ReplayBuffer(5, {"policy": 2}, 1, "cpu")
     for step in range(3):  # 3 batches of 2 transitions into 5 slots: the first one is overwritten
         value = torch.tensor([[10.0 * step], [10.0 * step + 1]])
-        buffer.add({"policy": value.repeat(1, 2)}, value, value[:, 0], {"policy": value.repeat(1, 2)}, value[:, 0])
+        obs = {"policy": value.repeat(1, 2)}
+        buffer.add(obs, value, value[:, 0], obs, value[:, 0], value[:, 0])
     assert buffer.size == 5 and buffer.position == 1
     assert buffer.actions[:, 0].tolist() == [21.0, 1.0, 10.0, 11.0, 20.0]
     batch = buffer.sample(200, torch.Generator().manual_seed(0))
     assert set(batch["actions"][:, 0].tolist()) == {1.0, 10.0, 11.0, 20.0, 21.0}
-    # per transition: observation and next observation 2 x 2 floats + action 1 + reward 1 + termination 1
-    assert buffer.nbytes == 5 * (4 + 1 + 1 + 1) * 4
-    assert fast_sac.replay_memory_bytes(1_000_000, {"policy": 50}, 12) == 1_000_000 * (100 + 12 + 2) * 4
+    # per transition: observation and next observation 2 x 2 floats + action 1 + reward 1 + termination 1 + discount 1
+    assert buffer.nbytes == 5 * (4 + 1 + 1 + 1 + 1) * 4
+    assert fast_sac.replay_memory_bytes(1_000_000, {"policy": 50}, 12) == 1_000_000 * (100 + 12 + 3) * 4
 
 
 # -- the learner -------------------------------------------------------------------------------------------------
@@ -135,6 +136,36 @@ def test_time_outs_bootstrap_from_the_state_before_the_reset_and_terminations_do
     assert buffer.next_obs["policy"][:3, 0].tolist() == [4.0, 9.0, 3.0]
     assert buffer.terminated[:3].tolist() == [0.0, 1.0, 0.0]
     assert buffer.rewards[:3].tolist() == pytest.approx([0.1, 0.2, 0.3])
+
+
+def test_n_step_returns_sum_until_the_episode_ends_worked_by_hand():
+    """n = 3, gamma 0.5, three environments over four steps (observation = 10 x step + env). Env 0 runs on, env 1
+    terminates at step 1, env 2 times out at step 2 (bootstrapping from its observation there, 22)."""
+    learner = _learner(width=1, num_envs=3, gamma=0.5, n_step=3)
+    rewards = [[1.0, 1.0, 1.0], [2.0, 2.0, 2.0], [4.0, 4.0, 4.0], [8.0, 8.0, 8.0]]
+    dones = [[0, 0, 0], [0, 1, 0], [0, 0, 1], [0, 0, 0]]
+    time_outs = [[False] * 3, [False] * 3, [False, False, True], [False] * 3]
+    for t in range(4):
+        obs = [[10.0 * t + e] for e in range(3)]
+        next_obs = [[10.0 * (t + 1) + e] for e in range(3)]
+        _step(learner, obs, next_obs, rewards[t], dones[t], time_outs[t])
+        assert learner.buffer.size == max(0, t - 1) * 3  # a step's transition leaves the window two steps later
+    b = learner.buffer
+    assert b.obs["policy"][:6, 0].tolist() == [0, 1, 2, 10, 11, 12]
+    # step 0: env 0 sums 1 + 2/2 + 4/4 and bootstraps at step 2's next observation (30) with 0.5^3;
+    # env 1 sums 1 + 2/2 and ends in its failure at step 1; env 2 sums all three, ending in its time-out at step 2
+    # step 1: env 0 sums 2 + 4/2 + 8/4; env 1 terminated: 2 alone; env 2: 2 + 4/2, bootstrap from 22 with 0.5^2
+    assert b.rewards[:6].tolist() == pytest.approx([3.0, 2.0, 3.0, 6.0, 2.0, 4.0])
+    assert b.next_obs["policy"][:6, 0].tolist() == [30, 21, 22, 40, 21, 22]
+    assert b.terminated[:6].tolist() == [0, 1, 0, 0, 1, 0]
+    assert b.discount[:6].tolist() == pytest.approx([0.125, 0.25, 0.125, 0.125, 0.5, 0.25])
+
+
+def test_one_step_window_stores_each_step_as_it_comes():
+    learner = _learner(width=1, num_envs=2, gamma=0.5)
+    _step(learner, [[1.0], [2.0]], [[3.0], [4.0]], [1.0, 2.0], [0, 1], [False, False])
+    b = learner.buffer
+    assert b.size == 2 and b.rewards[:2].tolist() == [1.0, 2.0] and b.discount[:2].tolist() == [0.5, 0.5]
 
 
 def test_no_update_before_learning_starts():
@@ -187,6 +218,7 @@ def test_critic_target_is_the_clipped_double_q_soft_value():
         a2, logp = learner.actor.distribution.sample_with_log_prob()
         t1, t2 = learner.target_critic(n, a2)
         alpha = learner.alpha
+        assert b.discount[index].tolist() == pytest.approx([0.9] * 4)  # one-step returns: gamma
         target = b.rewards[index] + 0.9 * (1 - b.terminated[index]) * (torch.min(t1, t2) - alpha * logp)
         q1, q2 = learner.critic(o, b.actions[index])
         expected = ((q1 - target) ** 2).mean() + ((q2 - target) ** 2).mean()
@@ -274,7 +306,7 @@ BAD = [
     ("agent.algorithm.target_entropy", math.inf, "a finite number [nats] or None"),
     *[
         (f"agent.algorithm.{name}", v, "a positive integer")
-        for name in ("batch_size", "buffer_size", "learning_starts", "gradient_steps", "policy_frequency")
+        for name in ("batch_size", "buffer_size", "learning_starts", "gradient_steps", "policy_frequency", "n_step")
         for v in (True, math.nan, math.inf, "8", 0, 2.5)
     ],
     *[("agent.num_steps_per_env", v, "a positive integer") for v in (True, math.nan, "8", 0)],
@@ -325,6 +357,6 @@ def test_replay_geometry_of_the_cpu_setting():
         12,
     )
     assert (g.transitions, g.replayed, g.update_to_data) == (4096, 16384, 4.0)
-    assert g.storage_bytes == 1_000_000 * (2 * 50 + 12 + 2) * 4
+    assert g.storage_bytes == 1_000_000 * (2 * 50 + 12 + 3) * 4
     report = g.report()
-    assert "update-to-data 4.00" in report and "434.9 MiB" in report and "(2 iterations)" in report
+    assert "update-to-data 4.00" in report and "438.7 MiB" in report and "(2 iterations)" in report

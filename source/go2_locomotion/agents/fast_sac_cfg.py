@@ -56,6 +56,10 @@ class FastSacAlgorithmCfg:
     class_name: str = f"{_LEARNER}:FastSAC"
     gamma: float = 0.99
     """Discount [-], finite in [0, 1]: PPO's, so both learners optimise the same return."""
+    n_step: int = 1
+    """Steps summed into each critic target before it bootstraps (n-step returns), a positive whole number; 1: the
+    one-step target of SAC. Larger carries rewards back faster (FastTD3 uses 1-3) at the cost of bias: the steps
+    after the first are the behaviour policy's."""
     tau: float = 0.05
     """Polyak rate of the target critics per gradient step, in (0, 1]."""
     actor_learning_rate: float = 3e-4

@@ -21,6 +21,12 @@ tuned entropy temperature, observation normalisation, several gradient steps per
 Episodes cut by the time limit bootstrap from the state before the reset (the observation after a reset belongs to
 the next episode; Isaac Lab keeps no final observation): the same approximation RSL-RL's PPO makes with its value
 function at a time-out. Terminations do not bootstrap.
+
+With ``n_step`` > 1 the critic learns from n-step returns (FastTD3's, and the fix for slow reward propagation that
+ETH's RSL-RL-SAC names): a stored transition carries ``r_t + g r_t+1 + ... + g^(m-1) r_t+m-1``, the observation
+after its last step and the discount ``g^m`` its bootstrap takes, ``m`` = n or fewer where the episode ended inside
+the window (:class:`NStepWindow`). As in FastTD3, no off-policy correction: the m rewards are those of the
+behaviour policy, and the entropy bonus enters at the bootstrap only.
 """
 
 from __future__ import annotations
@@ -168,16 +174,19 @@ class ReplayBuffer:
         self.actions = torch.zeros(self.capacity, action_dim, device=device)
         self.rewards = torch.zeros(self.capacity, device=device)
         self.terminated = torch.zeros(self.capacity, device=device)
+        self.discount = torch.zeros(self.capacity, device=device)
         self.position = 0
         self.size = 0
 
     @property
     def nbytes(self) -> int:
         tensors = [*self.obs.values(), *self.next_obs.values(), self.actions, self.rewards, self.terminated]
+        tensors.append(self.discount)
         return sum(t.nbytes for t in tensors)
 
-    def add(self, obs: dict, actions, rewards, next_obs: dict, terminated) -> None:
-        """Store a batch of transitions (one per environment); the oldest are overwritten once full."""
+    def add(self, obs: dict, actions, rewards, next_obs: dict, terminated, discount) -> None:
+        """Store a batch of transitions (one per environment); the oldest are overwritten once full. ``discount``:
+        the factor of the bootstrap (gamma to the number of steps the reward sums)."""
         n = actions.shape[0]
         done = 0
         while done < n:  # contiguous slices: one copy, or two where the ring wraps
@@ -190,6 +199,7 @@ class ReplayBuffer:
             self.actions[rows] = actions[source]
             self.rewards[rows] = rewards[source]
             self.terminated[rows] = terminated[source]
+            self.discount[rows] = discount[source]
             self.position = (start + count) % self.capacity
             done += count
         self.size = min(self.size + n, self.capacity)
@@ -205,12 +215,58 @@ class ReplayBuffer:
             "rewards": self.rewards[index],
             "next_obs": next_obs,
             "terminated": self.terminated[index],
+            "discount": self.discount[index],
+        }
+
+
+class NStepWindow:
+    """The last ``n`` steps of every environment. Once it holds ``n``, each new step releases the n-step transition
+    of the oldest: its observation and action, ``R = sum_k g^k r_k`` over its steps up to the first episode end
+    (termination or time-out) inside the window, the next observation and termination flag of that last step, and
+    the discount ``g^m`` for ``m`` summed steps. All environments step together, so one window serves them all; an
+    episode end only shortens the sums of the steps before it. ``n`` = 1 releases each step as it comes."""
+
+    def __init__(self, n: int, gamma: float) -> None:
+        self.n, self.gamma = int(n), float(gamma)
+        self._steps: list[dict] = []
+
+    def push(self, obs: dict, actions, rewards, next_obs: dict, terminated, ended) -> dict | None:
+        """Add one step of every environment; the oldest step's n-step transition once ``n`` are held, else None.
+        ``terminated``: the episode ended in a failure (no bootstrap); ``ended``: it ended at all (time-outs too)."""
+        # copies: an environment may write its next step into the tensors it returned for this one
+        step = {"obs": {g: t.clone() for g, t in obs.items()}, "actions": actions.clone(), "rewards": rewards.clone()}
+        step |= {"next_obs": {g: t.clone() for g, t in next_obs.items()}}
+        step |= {"terminated": terminated.float().clone(), "ended": ended.float().clone()}
+        self._steps.append(step)
+        if len(self._steps) < self.n:
+            return None
+        steps, self._steps = self._steps, self._steps[1:]
+        ended = torch.stack([s["ended"] for s in steps])  # [n, E]
+        # step k is summed when no episode ended at the steps before it
+        summed = torch.cumprod(torch.cat([torch.ones_like(ended[:1]), 1.0 - ended[:-1]]), dim=0)
+        powers = self.gamma ** torch.arange(self.n, dtype=summed.dtype, device=summed.device)
+        returns = (summed * powers.unsqueeze(-1) * torch.stack([s["rewards"] for s in steps])).sum(0)
+        count = summed.sum(0)  # m in 1..n
+        last = (count.long() - 1).unsqueeze(0)
+
+        def at_last(values: torch.Tensor) -> torch.Tensor:
+            index = last if values.dim() == 2 else last.unsqueeze(-1).expand(1, *values.shape[1:])
+            return values.gather(0, index)[0]
+
+        next_obs = {g: at_last(torch.stack([s["next_obs"][g] for s in steps])) for g in steps[0]["next_obs"]}
+        return {
+            "obs": steps[0]["obs"],
+            "actions": steps[0]["actions"],
+            "rewards": returns,
+            "next_obs": next_obs,
+            "terminated": at_last(torch.stack([s["terminated"] for s in steps])),
+            "discount": self.gamma**count,
         }
 
 
 def replay_memory_bytes(capacity: int, obs_widths: dict[str, int], action_dim: int) -> int:
-    """Bytes of the replay buffer: float32 observation and next observation of every group, action, reward and
-    termination flag per transition (measured on :class:`ReplayBuffer` on PyTorch's ``meta`` device)."""
+    """Bytes of the replay buffer: float32 observation and next observation of every group, action, reward,
+    termination flag and discount per transition (measured on :class:`ReplayBuffer` on PyTorch's ``meta`` device)."""
     return ReplayBuffer(capacity, obs_widths, action_dim, torch.device("meta")).nbytes
 
 
@@ -240,6 +296,7 @@ class FastSAC:
         gradient_steps: int,
         policy_frequency: int,
         max_grad_norm: float,
+        n_step: int = 1,
         multi_gpu_cfg: dict | None = None,
     ) -> None:
         if multi_gpu_cfg is not None:
@@ -249,6 +306,7 @@ class FastSAC:
         self.critic = critic
         self.target_critic = _frozen_copy(critic)
         self.gamma, self.tau = gamma, tau
+        self.window = NStepWindow(n_step, gamma)
         self.batch_size, self.learning_starts = batch_size, learning_starts
         self.gradient_steps, self.policy_frequency = gradient_steps, policy_frequency
         self.max_grad_norm = max_grad_norm
@@ -281,14 +339,18 @@ class FastSAC:
         return self._actions
 
     def process_env_step(self, obs: TensorDict, rewards, dones, extras: dict) -> None:
-        """Store the transition ``(s, a, r, s', terminated)``; time-outs bootstrap from ``s`` (module docstring)."""
+        """Store the transition ``(s, a, r, s', terminated)`` (with n-step returns: that of the step ``n_step`` - 1
+        before); time-outs bootstrap from ``s`` (module docstring)."""
         time_outs = extras.get("time_outs")
         time_outs = torch.zeros_like(dones, dtype=torch.bool) if time_outs is None else time_outs.to(self.device)
         time_outs = time_outs.bool() & dones.bool()
         terminated = dones.bool() & ~time_outs
         keep = time_outs.unsqueeze(-1)
         next_obs = {g: torch.where(keep, self._obs[g], obs[g]) for g in self._groups}
-        self.buffer.add(self._obs, self._actions, rewards, next_obs, terminated.float())
+        current = {g: self._obs[g] for g in self._groups}
+        transition = self.window.push(current, self._actions, rewards, next_obs, terminated, dones.bool())
+        if transition is not None:
+            self.buffer.add(**transition)
         self.actor.update_normalization(obs)
         self.critic.update_normalization(obs)
 
@@ -322,7 +384,7 @@ class FastSAC:
                 next_actions, next_log_prob = self._sample_policy(batch["next_obs"])
                 q1_next, q2_next = self.target_critic(batch["next_obs"], next_actions)
                 soft_value = torch.min(q1_next, q2_next) - alpha * next_log_prob
-                target = batch["rewards"] + self.gamma * (1.0 - batch["terminated"]) * soft_value
+                target = batch["rewards"] + batch["discount"] * (1.0 - batch["terminated"]) * soft_value
             q1, q2 = self.critic(batch["obs"], batch["actions"])
             critic_loss = nn.functional.mse_loss(q1, target) + nn.functional.mse_loss(q2, target)
             self.critic_optimizer.zero_grad(set_to_none=True)

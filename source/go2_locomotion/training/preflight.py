@@ -188,6 +188,7 @@ def _check_fast_sac(check: _Checker, num_envs: int | None, num_steps: int | None
     starts = check.positive_int(f"{alg}.learning_starts")
     check.positive_int(f"{alg}.gradient_steps")
     check.positive_int(f"{alg}.policy_frequency")
+    check.positive_int(f"{alg}.n_step")
     check.real("agent.actor.distribution_cfg.init_std", "a finite number > 0", lambda x: finite(x) and x > 0)
     check.real("agent.actor.distribution_cfg.action_scale", "a finite number > 0", lambda x: finite(x) and x > 0)
     if None not in (buffer, num_envs, num_steps) and buffer < num_envs * num_steps:
