@@ -236,7 +236,7 @@ class NStepWindow:
         # copies: an environment may write its next step into the tensors it returned for this one
         step = {"obs": {g: t.clone() for g, t in obs.items()}, "actions": actions.clone(), "rewards": rewards.clone()}
         step |= {"next_obs": {g: t.clone() for g, t in next_obs.items()}}
-        step |= {"terminated": terminated.float().clone(), "ended": ended.float().clone()}
+        step |= {"terminated": terminated.to(torch.float32, copy=True), "ended": ended.to(torch.float32, copy=True)}
         self._steps.append(step)
         if len(self._steps) < self.n:
             return None
@@ -305,8 +305,9 @@ class FastSAC:
         self.actor = actor
         self.critic = critic
         self.target_critic = _frozen_copy(critic)
-        self.gamma, self.tau = gamma, tau
+        self.tau = tau
         self.window = NStepWindow(n_step, gamma)
+        """Discounts the stored returns and their bootstraps (the update reads gamma^m from each transition)."""
         self.batch_size, self.learning_starts = batch_size, learning_starts
         self.gradient_steps, self.policy_frequency = gradient_steps, policy_frequency
         self.max_grad_norm = max_grad_norm
