@@ -253,6 +253,29 @@ def test_sim2sim_fall_detection(tmp_path):
     assert plant.base_touches_floor()
 
 
+def test_sim2sim_trunk_contact_force_is_the_robots_weight_when_the_trunk_alone_carries_it(tmp_path):
+    """The terrain grid's fall criterion (Isaac Lab's: the trunk's net contact force): 0 standing; on its back at
+    rest with every other body's collisions off, the ground carries the whole robot through the trunk, so the force
+    is the summed body masses times g (by hand, 15.246 kg x 9.81 m/s^2 = 149.57 N for this description)."""
+    import mujoco
+
+    plant = sim2sim.Go2Plant(load_bundle(make_bundle(tmp_path)))
+    model, data = plant.model, plant.data
+    assert plant.base_contact_force() == 0.0  # standing on its feet
+    for geom in range(model.ngeom):
+        if geom not in plant.base_geoms and geom not in plant.ground_geoms:
+            model.geom_contype[geom] = model.geom_conaffinity[geom] = 0
+    model.dof_damping[6:] = 5.0  # the unpowered legs come to rest within the 4 s
+    data.qpos[3:7] = [0.0, 1.0, 0.0, 0.0]  # rolled 180 deg: on its back
+    data.qpos[2] = 0.2
+    mujoco.mj_forward(model, data)
+    for _ in range(round(4.0 / model.opt.timestep)):
+        mujoco.mj_step(model, data)
+    weight = float(model.body_mass.sum()) * 9.81
+    assert weight == pytest.approx(149.57, abs=0.01)
+    assert plant.base_contact_force() == pytest.approx(weight, rel=5e-3)
+
+
 def test_sim2sim_height_scan_on_the_floor(tmp_path):
     points = [[x, y] for x in (-0.8, 0.0, 0.8) for y in (-0.5, 0.5)]
 

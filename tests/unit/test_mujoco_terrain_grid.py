@@ -30,9 +30,16 @@ def standing(tmp_path_factory):
 
 
 def test_robots_start_at_the_tile_centre_one_heading_each(standing):
-    np.testing.assert_allclose(headings(4), [0.0, math.pi / 2, math.pi, 3 * math.pi / 2])
+    # robot k: side k mod 4 (90 deg each) plus 90 k / N deg
+    np.testing.assert_allclose(np.degrees(headings(4)), [0.0, 90 + 22.5, 180 + 45, 270 + 67.5])
     assert ROBOTS_PER_CELL == 8  # Isaac Lab's terrain evaluation's count, so the two grids compare robot for robot
-    np.testing.assert_allclose(np.degrees(headings(ROBOTS_PER_CELL)), [0, 45, 90, 135, 180, 225, 270, 315])
+    eight = np.degrees(headings(ROBOTS_PER_CELL))
+    np.testing.assert_allclose(eight, [0, 101.25, 202.5, 303.75, 45, 146.25, 247.5, 348.75])
+    # no two a quarter turn apart (the pyramids' four sides are alike), every side a quarter of the robots
+    for n in (4, 8, 32):
+        yaws = np.degrees(headings(n))
+        assert len(np.unique(np.round(yaws % 90, 9))) == n
+        assert np.bincount((yaws // 90).astype(int), minlength=4).tolist() == [n // 4] * 4
     geometry = sim2sim.build_cell(parse_cell("stairs_up:0.10"))
     plants = start_plants(standing, geometry, ROBOTS_PER_CELL)
     for plant, heading in zip(plants, headings(ROBOTS_PER_CELL), strict=True):
@@ -60,7 +67,8 @@ def test_a_standing_robot_neither_succeeds_nor_falls(standing):
         assert cell["xy_error"] == pytest.approx(1.0, abs=0.02)
     assert report["summary"]["success_rate"] == 0.0 and report["summary"]["fall_rate"] == 0.0
     settings = report["settings"]
-    assert settings["headings_deg"] == [0.0, 180.0] and settings["robots_per_cell"] == 2
+    assert settings["headings_deg"] == [0.0, 135.0] and settings["robots_per_cell"] == 2
+    assert settings["fall_force_n"] == 1.0  # the task's trunk-contact termination
     assert settings["command"] == [1.0, 0.0, 0.0] and settings["success_distance_m"] == 4.0  # half the 8 m tile
     assert lines == [
         "[go2] stairs_up:0.1: success 0.00, falls 0.00 (2 robots, 2.0 s)",

@@ -59,7 +59,8 @@ def main(argv: list[str] | None = None) -> int:
         "--robots_per_cell",
         type=int,
         default=None,
-        help="With a terrain grid: robots per cell, robot k of N facing 360 k / N degrees "
+        help="With a terrain grid: robots per cell, robot k of N facing side k mod 4 of the tile turned a further "
+        "90 k / N degrees "
         f"(default: {terrain_grid.ROBOTS_PER_CELL}, as in scripts/evaluate.py --terrain).",
     )
     parser.add_argument(

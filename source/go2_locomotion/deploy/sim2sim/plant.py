@@ -266,6 +266,19 @@ class Go2Plant:
                 return True
         return False
 
+    def base_contact_force(self) -> float:
+        """Magnitude of the net force the ground exerts on the trunk [N] (0 without contact): the sum over the
+        trunk-ground contacts, each turned from its contact frame into the world — what Isaac Lab's contact sensor
+        reports as the trunk's net force and its task compares with the trunk-contact threshold."""
+        total, force = np.zeros(3), np.zeros(6)
+        for i, contact in enumerate(self.data.contact[: self.data.ncon]):
+            pair = {contact.geom1, contact.geom2}
+            if pair & self.ground_geoms and pair & self.base_geoms:
+                mujoco.mj_contactForce(self.model, self.data, i, force)
+                # rows of contact.frame are the contact axes in the world; force[:3] is along them
+                total += contact.frame.reshape(3, 3).T @ force[:3]
+        return float(np.linalg.norm(total))
+
 
 def dc_motor_torque(target, q, qd, kp, kd, effort_limit, saturation, velocity_limit) -> np.ndarray:
     """PD torque clipped by Isaac Lab's DC-motor model (:func:`dc_motor_clip`)."""

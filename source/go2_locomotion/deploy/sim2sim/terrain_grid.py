@@ -11,21 +11,27 @@ evaluation uses).
 
 **Starts.** Isaac Lab's evaluation resets each robot with a random yaw, a +-0.5 m offset from the tile's centre
 and a random velocity, drawn from the run's seed. MuJoCo has no randomisation here and each robot runs alone, so
-robots started alike would run alike; they differ by heading only: robot ``k`` of ``N`` starts at the tile's
-centre (Isaac Lab's terrain origin), at rest with its feet on the ground, facing ``360 k / N`` degrees
-(:func:`headings`). With 4 (0, 90, 180, 270 degrees) each robot walks out through one of the tile's four sides:
-on the random tiles (boxes, random rough) each robot meets other obstacles; on the pyramids (stairs, slopes) every
-side has the same profile, and a robot that crosses it cleanly does so alike in every heading, but one that
-struggles at an obstacle for seconds does not (contact order and rounding differ by heading, and a height field's
-triangles are split along one diagonal): the flat policy stuck on 15 degree slopes up gets out in two headings of
-four. The default, :data:`ROBOTS_PER_CELL`, is the Isaac Lab evaluation's count, 8: the diagonals too, over the
-pyramids' corners, as some of Isaac Lab's random yaws do (Go2-Rough's iteration-444 policy on 10 cm stairs up:
-0 of 4 headings, 4 of 16; Isaac Lab 2 of 8 on each engine). No offset: the start is the origin Isaac Lab's robots are
-scattered around, and on every tile the ground within 0.5 m of it is the centre platform (stairs, boxes, slopes) or
-the same noise.
+robots started alike would run alike; they differ by heading only: each robot starts at the tile's centre (Isaac
+Lab's terrain origin), at rest with its feet on the ground, facing its own heading (:func:`headings`). Robot ``k``
+of ``N`` walks out through side ``k mod 4`` of the tile, turned a further ``90 k / N`` degrees: every side gets a
+quarter of the robots (on the random tiles, boxes and random rough, each meets other obstacles), and no two
+headings are a quarter turn apart. That matters on the pyramids (stairs, slopes), whose four sides have the same
+profile: headings a quarter turn apart cross alike (Go2-Rough's iteration-1163 policy on 10 cm stairs up with 32
+robots at ``360 k / N`` degrees: every outcome four times, 8 distinct runs), while headings that differ modulo the
+quarter turn meet the steps at other angles and spots (contact order and rounding differ; a height field's
+triangles are split along one diagonal), the spread Isaac Lab's random yaws and offsets give. The default,
+:data:`ROBOTS_PER_CELL`, is the Isaac Lab evaluation's count, 8. No offset: the start is the origin Isaac Lab's
+robots are scattered around, and on every tile the ground within 0.5 m of it is the centre platform (stairs,
+boxes, slopes) or the same noise.
 
-**Falls.** :meth:`Go2Plant.is_down`, the sim-to-sim plant's check: the trunk touching the ground (Isaac Lab's
-termination), tilted beyond 60 degrees, or below 0.15 m above the ground under it.
+**Falls.** Isaac Lab's: its evaluation counts a robot fallen when the task's episode ends early, on the trunk
+touching the ground with more than the task's threshold (the ``base_contact`` termination, 1 N; :func:`fall_force`
+reads it from the task config). MuJoCo's trunk-ground force is :meth:`Go2Plant.base_contact_force`, checked after
+every policy step (Isaac Lab's contact sensor keeps the largest of its last few physics steps). The sim-to-sim
+plant's broader :meth:`Go2Plant.is_down` (also tilt beyond 60 degrees or the trunk below 0.15 m above the ground
+under it) is not used here: on stairs up the ground under the trunk is often the next step, and the iteration-1163
+policy, climbing 10 cm steps pitched up by 28 degrees, passed 0.15 m over the step below its trunk with no
+contact at all, 3 m out: a fall by that rule, a climb by Isaac Lab's.
 
 **Early end.** A robot's outcome is its first event; once it has succeeded or fallen the recorder ignores it, so
 it is no longer stepped, and a cell ends when all of its robots are decided (the figures are those of the full
@@ -51,15 +57,18 @@ from .terrain import TerrainGeometry, build_cell
 
 ROBOTS_PER_CELL = terrain_eval.ROBOTS_PER_CELL
 """Default robots per cell in MuJoCo: as many as Isaac Lab's terrain evaluation puts on a cell, one per heading
-``360 k / N`` degrees (see the module)."""
+(:func:`headings`)."""
 
 COMMAND = (terrain_eval.FORWARD_SPEED, 0.0, 0.0)
 """What every robot is told: forward at the terrain evaluation's speed, in its heading frame."""
 
 
 def headings(robots: int) -> np.ndarray:
-    """``[robots]`` start yaws [rad]: ``2 pi k / robots``, from 0 (the world's +x)."""
-    return 2.0 * math.pi * np.arange(robots) / robots
+    """``[robots]`` start yaws [rad] from the world's +x: robot ``k`` faces side ``k mod 4`` of the tile turned a
+    further ``(pi / 2) k / robots``, so every side gets a quarter of the robots and no two yaws are equal modulo a
+    quarter turn (see the module)."""
+    k = np.arange(robots)
+    return 0.5 * math.pi * (k % 4) + 0.5 * math.pi * k / robots
 
 
 def start_plants(bundle: Bundle, geometry: TerrainGeometry, robots: int, substeps: int | None = None) -> list[Go2Plant]:
@@ -81,6 +90,14 @@ def success_distance(cells) -> float:
     return float(cells_generator(cells).size[0]) / 2
 
 
+def fall_force() -> float:
+    """The trunk-contact force above which the task's episode ends [N] (its ``base_contact`` termination's
+    threshold), the fall criterion of Isaac Lab's terrain evaluation."""
+    from ...tasks.velocity_env_cfg import TerminationsCfg  # the task configs: Isaac Lab (heavy)
+
+    return float(TerminationsCfg().base_contact.params["threshold"])
+
+
 def run_cell(
     bundle: Bundle,
     cell,
@@ -90,10 +107,12 @@ def run_cell(
     duration_s: float,
     settle_s: float,
     distance: float,
+    threshold: float,
     substeps: int | None = None,
 ) -> terrain_eval.TerrainRecorder:
     """Walk ``robots`` robots forward from the centre of ``geometry`` (``cell``'s tile); returns the cell's
-    recorder, ``distance`` [m] from the centre the success criterion."""
+    recorder, ``distance`` [m] from the centre the success criterion, a trunk-ground force above ``threshold`` [N]
+    a fall."""
     plants = start_plants(bundle, geometry, robots, substeps)
     controllers = [ReferenceController(bundle) for _ in plants]
     policy_dt = float(bundle.field("timing.policy_dt"))
@@ -118,7 +137,7 @@ def run_cell(
             plant.apply(out.joint_pos_target, out.kp, out.kd)
             away[r] = float(np.hypot(*(plant.data.qpos[0:2] - origin)))
             lin_vel_b[r] = plant.base_lin_vel()
-            fell[r] = plant.is_down()
+            fell[r] = plant.base_contact_force() > threshold
         recorder.record(distance=away, lin_vel_b=lin_vel_b, fell=fell)
     return recorder
 
@@ -147,7 +166,7 @@ def run_terrain(
     """
     bundle = bundle if isinstance(bundle, Bundle) else load_bundle(bundle)
     geometries = [build_cell(cell) for cell in cells] if geometries is None else geometries
-    distance = success_distance(cells)
+    distance, threshold = success_distance(cells), fall_force()
     figures = []
     for cell, geometry in zip(cells, geometries, strict=True):
         recorder = run_cell(
@@ -158,6 +177,7 @@ def run_terrain(
             duration_s=duration_s,
             settle_s=settle_s,
             distance=distance,
+            threshold=threshold,
             substeps=substeps,
         )
         figures.append(recorder.report()["terrain"][0])
@@ -171,6 +191,7 @@ def run_terrain(
         "cells": [c.label() for c in cells],
         "command": list(COMMAND),
         "success_distance_m": distance,
+        "fall_force_n": threshold,
         "duration_s": duration_s,
         "settle_s": settle_s,
         "robots_per_cell": robots_per_cell,
