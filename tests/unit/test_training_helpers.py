@@ -215,6 +215,42 @@ def test_evaluated_runs_compare_by_samples_and_training_wall_clock(tmp_path):
         evaluated_points(tmp_path / "out")
 
 
+def test_runs_compare_at_the_samples_all_reached_with_the_terrain_level(tmp_path):
+    """Two runs of 4 envs x 8 steps (32 transitions an iteration): 4 and 2 iterations logged, so the comparison
+    stops at 64 transitions; in 2 windows, (0, 32] holds iteration 0 and (32, 64] iteration 1 of each. Only the
+    metrics a run logged are tabled (reward and terrain level here), the terrain level gets its panel."""
+    from torch.utils.tensorboard import SummaryWriter
+
+    from go2_locomotion.training.curves import compare_by_samples, logged_panels
+
+    runs = {
+        "warm": {0: (1.0, 3.5), 1: (2.0, 3.0), 2: (3.0, 4.0), 3: (4.0, 5.0)},
+        "scratch": {0: (0.5, 3.5), 1: (0.7, 2.5)},
+    }
+    folders = []
+    for name, iterations in runs.items():
+        folder = tmp_path / name
+        (folder / "params").mkdir(parents=True)
+        (folder / "params" / "env.yaml").write_text("scene:\n  num_envs: 4\n")
+        (folder / "params" / "agent.yaml").write_text("num_steps_per_env: 8\n")
+        writer = SummaryWriter(log_dir=str(folder))
+        for it, (reward, level) in iterations.items():
+            writer.add_scalar("Train/mean_reward", reward, it)
+            writer.add_scalar("Curriculum/terrain_levels", level, it)
+        writer.close()
+        folders.append(folder)
+    table, png = compare_by_samples(folders, list(runs), tmp_path / "out", windows=2)
+    assert table.read_text().splitlines() == [
+        "| samples | mean reward (warm / scratch) | terrain level (warm / scratch) |",
+        "|---|---|---|",
+        "| 0–32 | 1 / 0.5 | 3.5 / 3.5 |",
+        "| 32–64 | 2 / 0.7 | 3 / 2.5 |",
+    ]
+    assert png.stat().st_size > 0
+    assert "mean terrain level" in logged_panels({"Curriculum/terrain_levels": {0: 1.0}})
+    assert "mean terrain level" not in logged_panels({"Train/mean_reward": {0: 1.0}})
+
+
 def test_unknown_override_keys_are_named_with_the_closest_fields():
     from go2_locomotion.agents.rsl_rl_ppo_cfg import Go2FlatPPORunnerCfg
     from go2_locomotion.tasks.flat_env_cfg import Go2FlatEnvCfg

@@ -20,8 +20,16 @@ PANELS = {
     "mean episode length [steps]": ["Train/mean_episode_length"],
     "episode endings [fraction]": ["Episode_Termination/base_contact", "Episode_Termination/time_out"],
     "velocity tracking error": ["Metrics/base_velocity/error_vel_xy", "Metrics/base_velocity/error_vel_yaw"],
+    "mean terrain level": ["Curriculum/terrain_levels"],
 }
-"""Panels of the PNG: title -> scalar tags."""
+"""Panels of the PNG: title -> scalar tags; a panel none of whose tags a run logged (the terrain level of a task
+without a terrain curriculum) is left out."""
+
+
+def logged_panels(*runs: dict[str, dict[int, float]]) -> dict[str, list[str]]:
+    """:data:`PANELS` with at least one tag logged by one of ``runs`` (their scalars)."""
+    return {name: tags for name, tags in PANELS.items() if any(tag in run for tag in tags for run in runs)}
+
 
 SMOOTHING = 10
 """Iterations in the trailing mean drawn over each (faint) raw curve."""
@@ -62,7 +70,7 @@ def write_csv(scalars: dict[str, dict[int, float]], path: Path) -> None:
 
 def plot(scalars: dict[str, dict[int, float]], path: Path, title: str) -> None:
     """The learning panels plus the per-term episode rewards; raw values faint, trailing means bold."""
-    panels = dict(PANELS)
+    panels = logged_panels(scalars)
     panels["episode reward per term"] = sorted(tag for tag in scalars if tag.startswith("Episode_Reward/"))
     with figure(path, dpi=90, nrows=1, ncols=len(panels), figsize=(5 * len(panels), 4)) as (fig, axes):
         for ax, (name, tags) in zip(axes, panels.items(), strict=True):
@@ -97,6 +105,7 @@ TABLE_METRICS = {
     "xy error": "Metrics/base_velocity/error_vel_xy",
     "yaw error": "Metrics/base_velocity/error_vel_yaw",
     "mean reward": "Train/mean_reward",
+    "terrain level": "Curriculum/terrain_levels",
 }
 """Columns of the per-sample comparison table: label -> scalar tag."""
 
@@ -141,14 +150,15 @@ def compare_by_samples(run_dirs: list[Path], labels: list[str], out_dir: Path, w
     reached = min((max(sc["Train/mean_reward"]) + 1) * per for _, sc, per in runs)
     edges = [round(reached * k / windows) for k in range(windows + 1)]
     bounds = list(pairwise(edges))
+    metrics = [m for m, tag in TABLE_METRICS.items() if any(tag in sc for _, sc, _ in runs)]
     lines = [
-        "| samples | " + " | ".join(f"{metric} ({' / '.join(labels)})" for metric in TABLE_METRICS) + " |",
-        "|---" * (len(TABLE_METRICS) + 1) + "|",
+        "| samples | " + " | ".join(f"{metric} ({' / '.join(labels)})" for metric in metrics) + " |",
+        "|---" * (len(metrics) + 1) + "|",
     ]
     tables = [windowed_by_samples(sc, per, bounds) for _, sc, per in runs]
     for k, (start, end) in enumerate(bounds):
         cells = []
-        for metric in TABLE_METRICS:
+        for metric in metrics:
             values = [table[k][metric] for table in tables]
             cells.append(" / ".join("–" if v is None else f"{v:.3g}" for v in values))
         lines.append(f"| {start:,}–{end:,} | " + " | ".join(cells) + " |")
@@ -156,8 +166,9 @@ def compare_by_samples(run_dirs: list[Path], labels: list[str], out_dir: Path, w
     table_path.write_text("\n".join(lines) + "\n")
 
     png_path = out_dir / "by_samples.png"
-    with figure(png_path, dpi=90, nrows=1, ncols=len(PANELS), figsize=(5 * len(PANELS), 4)) as (_, axes):
-        for ax, (name, tags) in zip(axes, PANELS.items(), strict=True):
+    panels = logged_panels(*(sc for _, sc, _ in runs))
+    with figure(png_path, dpi=90, nrows=1, ncols=len(panels), figsize=(5 * len(panels), 4)) as (_, axes):
+        for ax, (name, tags) in zip(axes, panels.items(), strict=True):
             for label, scalars, per in runs:
                 for tag in tags:
                     if tag in scalars:
@@ -166,6 +177,7 @@ def compare_by_samples(run_dirs: list[Path], labels: list[str], out_dir: Path, w
                         ax.plot([(i + 1) * per for i in its], values, label=f"{label}: {tag.split('/')[-1]}")
             ax.set_title(name)
             ax.set_xlabel("transitions collected")
+            ax.set_xlim(0, reached)  # the budget every run reached: a longer run's rest is not compared
             ax.grid(alpha=0.3)
             ax.legend(fontsize=7)
     return table_path, png_path
