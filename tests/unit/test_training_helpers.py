@@ -169,14 +169,19 @@ def test_comparing_runs_needs_an_output_and_one_label_each(tmp_path):
         write_curves([str(tmp_path / "a"), str(tmp_path / "b")], None, None)
 
 
+def _run_params(folder: Path, num_envs: int, steps: int) -> None:
+    """The resolved configs a run folder holds, as far as the transitions per iteration go."""
+    (folder / "params").mkdir(parents=True)
+    (folder / "params" / "env.yaml").write_text(f"scene:\n  num_envs: {num_envs}\n")
+    (folder / "params" / "agent.yaml").write_text(f"num_steps_per_env: {steps}\n")
+
+
 def _evaluated_run(folder: Path, num_envs: int, steps: int, timings: dict, summaries: dict) -> Path:
     """A run folder as training and ``evaluate.py --run`` leave it: resolved configs, RSL-RL's timing scalars per
     iteration (collection, learning seconds) and the evaluation report of some checkpoints."""
     from torch.utils.tensorboard import SummaryWriter
 
-    (folder / "params").mkdir(parents=True)
-    (folder / "params" / "env.yaml").write_text(f"scene:\n  num_envs: {num_envs}\n")
-    (folder / "params" / "agent.yaml").write_text(f"num_steps_per_env: {steps}\n")
+    _run_params(folder, num_envs, steps)
     writer = SummaryWriter(log_dir=str(folder))
     for it, (collect, learn) in timings.items():
         writer.add_scalar("Perf/collection_time", collect, it)
@@ -230,9 +235,7 @@ def test_runs_compare_at_the_samples_all_reached_with_the_terrain_level(tmp_path
     folders = []
     for name, iterations in runs.items():
         folder = tmp_path / name
-        (folder / "params").mkdir(parents=True)
-        (folder / "params" / "env.yaml").write_text("scene:\n  num_envs: 4\n")
-        (folder / "params" / "agent.yaml").write_text("num_steps_per_env: 8\n")
+        _run_params(folder, num_envs=4, steps=8)
         writer = SummaryWriter(log_dir=str(folder))
         for it, (reward, level) in iterations.items():
             writer.add_scalar("Train/mean_reward", reward, it)

@@ -258,25 +258,26 @@ class Go2Plant:
         low = self.base_height() < FALL_BASE_HEIGHT
         return bool(gravity[2] > FALL_GRAVITY_Z or low or self.base_touches_floor())
 
-    def base_touches_floor(self) -> bool:
-        """Whether the trunk touches the ground (the floor or the terrain)."""
-        for contact in self.data.contact[: self.data.ncon]:
+    def _trunk_ground_contacts(self):
+        """``(index, contact)`` of every current contact between the trunk and the ground."""
+        for i, contact in enumerate(self.data.contact[: self.data.ncon]):
             pair = {contact.geom1, contact.geom2}
             if pair & self.ground_geoms and pair & self.base_geoms:
-                return True
-        return False
+                yield i, contact
+
+    def base_touches_floor(self) -> bool:
+        """Whether the trunk touches the ground (the floor or the terrain)."""
+        return next(self._trunk_ground_contacts(), None) is not None
 
     def base_contact_force(self) -> float:
         """Magnitude of the net force the ground exerts on the trunk [N] (0 without contact): the sum over the
         trunk-ground contacts, each turned from its contact frame into the world — what Isaac Lab's contact sensor
         reports as the trunk's net force and its task compares with the trunk-contact threshold."""
         total, force = np.zeros(3), np.zeros(6)
-        for i, contact in enumerate(self.data.contact[: self.data.ncon]):
-            pair = {contact.geom1, contact.geom2}
-            if pair & self.ground_geoms and pair & self.base_geoms:
-                mujoco.mj_contactForce(self.model, self.data, i, force)
-                # rows of contact.frame are the contact axes in the world; force[:3] is along them
-                total += contact.frame.reshape(3, 3).T @ force[:3]
+        for i, contact in self._trunk_ground_contacts():
+            mujoco.mj_contactForce(self.model, self.data, i, force)
+            # rows of contact.frame are the contact axes in the world; force[:3] is along them
+            total += contact.frame.reshape(3, 3).T @ force[:3]
         return float(np.linalg.norm(total))
 
 
