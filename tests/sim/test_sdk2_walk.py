@@ -35,8 +35,12 @@ STALE_S = 0.06
 """The controller's stale bound for the 50 Hz policy: 3 periods [s]."""
 
 ATTEMPTS = 3
-"""Runs allowed when the machine (not the code) stalled a process beyond the stale bound: on a shared 2-core box
-a 200 Hz Python loop is now and then not scheduled for 60+ ms; the controller then rightly damps."""
+"""Runs allowed when the machine (not the code) stalled a process: on a shared 2-core box a 200 Hz Python loop is now
+and then not scheduled for 60+ ms; the controller then rightly damps. A shorter stall lets the run go on but can
+push a segment's velocity off: over 8 repeats on the quiet machine the largest gap to sim-to-sim was 0.034-0.035 m/s
+(the stand segment: the DDS run's policy starts from the stand-up ramp's pose) and the forward segment's
+0.018-0.026; one CI run read 0.051 there. So a tracking miss, too, is run again when the records show a stall; a
+miss without one fails at once."""
 
 
 def _scripted_walk(folder):
@@ -51,17 +55,33 @@ def _scripted_walk(folder):
     return code, controller.text()
 
 
+def _tracking_misses(folder, in_process) -> list[str]:
+    """The segments whose velocity over DDS is off in-process sim-to-sim's by more than the bound."""
+    record, log = SimRecord.read(folder / "sim.jsonl"), ControllerRecord.read(folder / "controller.jsonl")
+    over_dds = segment_velocities(record, log.policy_start(), SCRIPT)
+    misses = []
+    for segment, dds, local in zip(SCRIPT, over_dds, in_process, strict=True):
+        xy = max(abs(dds[0] - local[0]), abs(dds[1] - local[1]))
+        if xy > TRACKING_TOLERANCE or abs(dds[2] - local[2]) > 2 * TRACKING_TOLERANCE:  # yaw rate [rad/s]
+            misses.append(f"{segment.name}: over DDS {np.round(dds, 4).tolist()}, in process {np.round(local, 4)}")
+    return misses
+
+
 def test_pretrained_walks_over_dds_as_in_sim2sim(tmp_path):
+    in_process = [s["mean_velocity"] for s in sim2sim(load_bundle(pretrained.bundle()), SCRIPT)["segments"]]
     for attempt in range(ATTEMPTS):
         folder = tmp_path / f"attempt_{attempt}"
         code, output = _scripted_walk(folder)
+        misses = _tracking_misses(folder, in_process) if code == 0 else []
         stalled = stall(folder, STALE_S)
-        if code == 0 or stalled is None:
+        if (code == 0 and not misses) or stalled is None:
             break
+        # a stall under the stale bound lets the run go on, but with late commands and states the gait drifts
         print(f"attempt {attempt + 1}: the machine stalled the bench ({stalled}); running again")
     assert code == 0, f"{stalled or ''}\n{output}"
     assert "policy on" in output and "script done: damping" in output
     assert "DAMPING:" not in output, output  # no fault on the way: the bench kept real time
+    assert not misses, f"{stalled or ''}\n" + "\n".join(misses)
     record, log = SimRecord.read(folder / "sim.jsonl"), ControllerRecord.read(folder / "controller.jsonl")
     start = log.policy_start()
 
@@ -70,17 +90,8 @@ def test_pretrained_walks_over_dds_as_in_sim2sim(tmp_path):
     assert walked[0] >= 2.0, walked  # 4 s at 0.8 m/s: 3.2 m asked
     end = start + sum(s.duration_s for s in SCRIPT)  # then damping: the robot lies down
     assert not any(r["down"] for r in record.trunk if start <= r["t"] < end)
-
-    over_dds = segment_velocities(record, start, SCRIPT)
-    in_process = [s["mean_velocity"] for s in sim2sim(load_bundle(pretrained.bundle()), SCRIPT)["segments"]]
-    for segment, dds, local in zip(SCRIPT, over_dds, in_process, strict=True):
-        assert abs(dds[0] - local[0]) <= TRACKING_TOLERANCE and abs(dds[1] - local[1]) <= TRACKING_TOLERANCE, (
-            segment.name,
-            dds,
-            local,
-        )
-        assert abs(dds[2] - local[2]) <= 2 * TRACKING_TOLERANCE, (segment.name, dds, local)  # yaw rate [rad/s]
     # the commands are followed at all (not two equally wrong runs)
+    over_dds = segment_velocities(record, start, SCRIPT)
     assert over_dds[1][0] == pytest.approx(0.8, abs=0.1) and over_dds[3][2] == pytest.approx(0.8, abs=0.15)
 
 
