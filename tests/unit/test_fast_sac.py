@@ -360,3 +360,25 @@ def test_replay_geometry_of_the_cpu_setting():
     assert g.storage_bytes == 1_000_000 * (2 * 50 + 12 + 3) * 4
     report = g.report()
     assert "update-to-data 4.00" in report and "438.7 MiB" in report and "(2 iterations)" in report
+
+
+def test_a_checkpoint_carries_its_action_scale():
+    """A run trained with ``action_scale`` 1 plays back, evaluates and exports with 1 although the config that
+    rebuilds the actor says 4; a checkpoint without the scale keeps the configured one."""
+    torch.manual_seed(0)
+    trained, rebuilt = _learner(scale=1.0), _learner(scale=4.0)
+    with torch.no_grad():
+        for p in trained.actor.mlp.parameters():
+            p.add_(torch.randn_like(p))
+    rebuilt.load(trained.save(), None, True)
+    probe = _obs(torch.randn(5, 3))
+    with torch.no_grad():
+        actions = rebuilt.actor(probe)
+        torch.testing.assert_close(actions, trained.actor(probe))
+    assert actions.abs().max() <= 1.0 and float(rebuilt.actor.distribution.action_scale) == 1.0
+    exported = rebuilt.actor.distribution.as_deterministic_output_module()
+    assert exported.action_scale == 1.0
+    older = {k: v for k, v in trained.actor.state_dict().items() if not k.endswith("distribution.action_scale")}
+    configured = _learner(scale=4.0)
+    configured.actor.load_state_dict(older, strict=True)
+    assert float(configured.actor.distribution.action_scale) == 4.0

@@ -59,7 +59,10 @@ class SquashedGaussianDistribution(HeteroscedasticGaussianDistribution):
         action_scale: float = 1.0,
     ) -> None:
         super().__init__(output_dim, init_std=init_std, std_range=std_range, std_type=std_type)
-        self.action_scale = float(action_scale)
+        # a buffer: the checkpoint carries the scale it was trained with, so play, evaluation and export of a run
+        # trained with another ``action_scale`` than the config's default act as it did in training
+        self.register_buffer("action_scale", torch.tensor(float(action_scale)))
+        self.register_load_state_dict_pre_hook(_keep_scale_if_absent)
 
     def sample(self) -> torch.Tensor:
         """A squashed sample (not differentiable)."""
@@ -69,7 +72,7 @@ class SquashedGaussianDistribution(HeteroscedasticGaussianDistribution):
         """A reparameterised squashed sample and its log-density, tanh and scale corrected, summed over actions."""
         u = self._distribution.rsample()
         # log(1 - tanh(u)^2) = 2 (log 2 - u - softplus(-2u)), stable for large |u|
-        log_det = 2.0 * (_LOG2 - u - nn.functional.softplus(-2.0 * u)) + math.log(self.action_scale)
+        log_det = 2.0 * (_LOG2 - u - nn.functional.softplus(-2.0 * u)) + torch.log(self.action_scale)
         log_prob = (self._distribution.log_prob(u) - log_det).sum(dim=-1)
         return self.action_scale * torch.tanh(u), log_prob
 
@@ -84,7 +87,7 @@ class SquashedGaussianDistribution(HeteroscedasticGaussianDistribution):
         return self.action_scale * torch.tanh(mlp_output[..., 0, :])
 
     def as_deterministic_output_module(self) -> nn.Module:
-        return _SquashedMean(self.action_scale)
+        return _SquashedMean(float(self.action_scale))
 
     @property
     def mean(self) -> torch.Tensor:
@@ -95,6 +98,11 @@ class SquashedGaussianDistribution(HeteroscedasticGaussianDistribution):
     def entropy(self) -> torch.Tensor:
         """Entropy of the Gaussian before the squash (the squashed one has no closed form), summed."""
         return self._distribution.entropy().sum(dim=-1)
+
+
+def _keep_scale_if_absent(module, state_dict, prefix, *args) -> None:
+    """Checkpoints written before the scale was a buffer lack it: they keep the configured one."""
+    state_dict.setdefault(prefix + "action_scale", module.action_scale.clone())
 
 
 class _SquashedMean(nn.Module):
