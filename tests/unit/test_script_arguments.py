@@ -52,6 +52,12 @@ CASES = [
         "--out /dev/null/a: /dev/null is a file",
     ),
     (["sim2sim.py", "--bundle", "pretrained", "--output", "/dev/null/a"], "--output /dev/null/a: /dev/null is a file"),
+    # an agent field misspelt on evaluate.py (its agent overrides reach the actor it rebuilds)
+    (
+        ["evaluate.py", "--task", "Go2-Flat", "--agent", "fast_sac_cfg_entry_point", "--checkpoint", "pretrained"]
+        + ["--device", "cpu", "agent.actor.distribution_cfg.action_scael=1.0"],
+        "agent.actor.distribution_cfg (SquashedGaussianDistributionCfg) has no field 'action_scael'",
+    ),
     (["sim2sim.py", "--bundle", "pretrained", "--video", "/dev/null/a/w.gif"], "--video /dev/null/a: /dev/null is a"),
     (["sim2sim.py", "--bundle", "pretrained", "--grid", "default", "--output", "/dev/null/a"], "--output /dev/null/a"),
     (

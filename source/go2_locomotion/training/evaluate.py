@@ -149,7 +149,7 @@ def _main(argv: list[str] | None) -> int:
     checkpoints = run_checkpoints(args.run, args.every) if args.run else None
     if checkpoints:
         args.checkpoint = str(checkpoints[0])
-    env_cfg, _ = resolve_configs(play_id(check_task(args.task)), None, play_mode=True, overrides=overrides)
+    env_cfg, _ = resolve_configs(play_id(check_task(args.task)), args.agent, play_mode=True, overrides=overrides)
     generator = env_cfg.scene.terrain.terrain_generator
     if args.terrain is not None and generator is None:
         raise UsageError(f"--terrain: task {args.task} has no generated terrain; use it with Go2-Rough")
