@@ -55,10 +55,15 @@ def _scripted_walk(folder):
     return code, controller.text()
 
 
-def _tracking_misses(folder, in_process) -> list[str]:
-    """The segments whose velocity over DDS is off in-process sim-to-sim's by more than the bound."""
+def _walk_record(folder):
+    """The simulator's record, the policy's start in simulated time and each segment's mean velocity over DDS."""
     record, log = SimRecord.read(folder / "sim.jsonl"), ControllerRecord.read(folder / "controller.jsonl")
-    over_dds = segment_velocities(record, log.policy_start(), SCRIPT)
+    start = log.policy_start()
+    return record, start, segment_velocities(record, start, SCRIPT)
+
+
+def _tracking_misses(over_dds, in_process) -> list[str]:
+    """The segments whose velocity over DDS is off in-process sim-to-sim's by more than the bound."""
     misses = []
     for segment, dds, local in zip(SCRIPT, over_dds, in_process, strict=True):
         xy = max(abs(dds[0] - local[0]), abs(dds[1] - local[1]))
@@ -72,7 +77,10 @@ def test_pretrained_walks_over_dds_as_in_sim2sim(tmp_path):
     for attempt in range(ATTEMPTS):
         folder = tmp_path / f"attempt_{attempt}"
         code, output = _scripted_walk(folder)
-        misses = _tracking_misses(folder, in_process) if code == 0 else []
+        misses = []
+        if code == 0:
+            record, start, over_dds = _walk_record(folder)
+            misses = _tracking_misses(over_dds, in_process)
         stalled = stall(folder, STALE_S)
         if (code == 0 and not misses) or stalled is None:
             break
@@ -82,8 +90,6 @@ def test_pretrained_walks_over_dds_as_in_sim2sim(tmp_path):
     assert "policy on" in output and "script done: damping" in output
     assert "DAMPING:" not in output, output  # no fault on the way: the bench kept real time
     assert not misses, f"{stalled or ''}\n" + "\n".join(misses)
-    record, log = SimRecord.read(folder / "sim.jsonl"), ControllerRecord.read(folder / "controller.jsonl")
-    start = log.policy_start()
 
     forward_from, forward_to = start + SCRIPT[0].duration_s, start + SCRIPT[0].duration_s + SCRIPT[1].duration_s
     walked = np.subtract(record.at(forward_to)["pos"][:2], record.at(forward_from)["pos"][:2])
@@ -91,7 +97,6 @@ def test_pretrained_walks_over_dds_as_in_sim2sim(tmp_path):
     end = start + sum(s.duration_s for s in SCRIPT)  # then damping: the robot lies down
     assert not any(r["down"] for r in record.trunk if start <= r["t"] < end)
     # the commands are followed at all (not two equally wrong runs)
-    over_dds = segment_velocities(record, start, SCRIPT)
     assert over_dds[1][0] == pytest.approx(0.8, abs=0.1) and over_dds[3][2] == pytest.approx(0.8, abs=0.15)
 
 
