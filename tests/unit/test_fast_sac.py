@@ -29,11 +29,13 @@ def _obs(values) -> TensorDict:
     return TensorDict({"policy": values}, batch_size=[values.shape[0]])
 
 
-def _learner(width=3, actions=2, num_envs=4, scale=1.0, **kwargs) -> FastSAC:
+def _learner(width=3, actions=2, num_envs=4, scale=1.0, atoms=None, **kwargs) -> FastSAC:
+    """A small learner; ``atoms``: ``(num_atoms, v_min, v_max)`` of a distributional critic."""
     obs = _obs(torch.zeros(num_envs, width))
     distribution = {"class_name": fast_sac.__name__ + ":SquashedGaussianDistribution", "action_scale": scale}
     actor = MLPModel(obs, GROUPS, "actor", actions, [32, 32], "elu", False, distribution)
-    critic = TwinQCritic(obs, GROUPS, "critic", actions, [32, 32], "elu", False, True)
+    support = {} if atoms is None else dict(zip(("num_atoms", "v_min", "v_max"), atoms, strict=True))
+    critic = TwinQCritic(obs, GROUPS, "critic", actions, [32, 32], "elu", False, True, **support)
     defaults = FastSacAlgorithmCfg(batch_size=8, buffer_size=64, learning_starts=1, gradient_steps=1).to_dict()
     settings = {**defaults, **kwargs}
     settings.pop("class_name")
@@ -101,6 +103,33 @@ def test_twin_critics_have_layer_norm_and_differ():
     assert [n.normalized_shape for n in norms] == [(16,), (8,)]
     q1, q2 = critic(_obs(torch.randn(4, 5)), torch.randn(4, 3))
     assert q1.shape == q2.shape == (4,) and not torch.allclose(q1, q2)
+
+
+def test_categorical_projection_worked_by_hand():
+    """Support -1, 0, 1. Mass 0.2 at 0.5 splits evenly between 0 and 1; 0.3 at 2.0 is clamped onto 1; 0.5 at -0.25
+    goes 1/4 to -1 and 3/4 to 0. Mass and (inside the range) the mean are kept."""
+    support = torch.tensor([-1.0, 0.0, 1.0])
+    values, probs = torch.tensor([[0.5, 2.0, -0.25]]), torch.tensor([[0.2, 0.3, 0.5]])
+    projected = fast_sac.categorical_projection(values, probs, support)
+    assert projected[0].tolist() == pytest.approx([0.125, 0.475, 0.4])
+    assert float((projected * support).sum()) == pytest.approx(0.2 * 0.5 + 0.3 * 1.0 + 0.5 * -0.25)
+    on_atoms = fast_sac.categorical_projection(support.repeat(2, 1), torch.full((2, 3), 1 / 3), support)
+    torch.testing.assert_close(on_atoms, torch.full((2, 3), 1 / 3))
+
+
+def test_distributional_critic_outputs_the_means_of_its_distributions():
+    torch.manual_seed(0)
+    critic = TwinQCritic(_obs(torch.zeros(2, 5)), GROUPS, "critic", 3, [16], "elu", False, True, 11, -2.0, 3.0)
+    obs, actions = _obs(torch.randn(4, 5)), torch.randn(4, 3)
+    logits1, logits2 = critic.logits(obs, actions)
+    assert logits1.shape == logits2.shape == (4, 11)
+    q1, q2 = critic(obs, actions)
+    atoms = torch.linspace(-2.0, 3.0, 11)
+    torch.testing.assert_close(q1, (logits1.softmax(-1) * atoms).sum(-1))
+    torch.testing.assert_close(q2, (logits2.softmax(-1) * atoms).sum(-1))
+    assert "support" in critic.state_dict() and "support" not in _learner().critic.state_dict()
+    with pytest.raises(ValueError, match="v_min < v_max"):
+        TwinQCritic(_obs(torch.zeros(2, 5)), GROUPS, "critic", 3, [16], "elu", False, True, 11, 1.0, 1.0)
 
 
 def test_replay_buffer_ring_and_memory():
@@ -225,12 +254,48 @@ def test_critic_target_is_the_clipped_double_q_soft_value():
     assert loss == pytest.approx(expected.item(), rel=1e-4)
 
 
-def test_learns_a_one_step_problem():
+def test_distributional_critic_target_is_the_projected_soft_target_of_the_lower_target_critic():
+    """With learning rates ~0, the loss is the summed cross-entropy of both critics to the target distribution: the
+    target critic with the lower mean (per sample), its atoms moved to r + gamma (1 - d) (z - alpha log pi) and
+    projected back, computed here by hand (the projection by the rule of the worked test above)."""
+    torch.manual_seed(0)
+    frozen = {"critic_learning_rate": 1e-12, "actor_learning_rate": 1e-12, "alpha_lr": 1e-12}
+    learner = _learner(num_envs=4, gamma=0.9, batch_size=4, buffer_size=4, atoms=(5, -2.0, 2.0), **frozen)
+    with torch.no_grad():
+        learner.log_alpha.fill_(math.log(0.2))  # an entropy term large enough to move atoms by a visible amount
+    _step(learner, torch.randn(4, 3), torch.randn(4, 3), [1.0, -1.0, 0.5, 1.5], [0, 1, 0, 0], [False] * 4)
+    generator_state = torch.get_rng_state()
+    loss = learner.update()["critic"]
+    torch.set_rng_state(generator_state)
+    b, z = learner.buffer, torch.linspace(-2.0, 2.0, 5)
+    index = torch.randint(0, b.size, (4,))
+    with torch.no_grad():
+        o, n = _obs(b.obs["policy"][index]), _obs(b.next_obs["policy"][index])
+        learner.actor.distribution.update(learner.actor.mlp(learner.actor.get_latent(n)))
+        a2, logp = learner.actor.distribution.sample_with_log_prob()
+        t1, t2 = (logits.softmax(-1) for logits in learner.target_critic.logits(n, a2))
+        expected = 0.0
+        for i in range(4):
+            p = t1[i] if (t1[i] * z).sum() <= (t2[i] * z).sum() else t2[i]
+            target = torch.zeros(5)
+            for j in range(5):
+                value = b.rewards[index[i]] + 0.9 * (1 - b.terminated[index[i]]) * (z[j] - 0.2 * logp[i])
+                position = (float(value.clamp(-2.0, 2.0)) + 2.0) / 1.0
+                low = math.floor(position)
+                target[low] += p[j] * (1 - (position - low))
+                target[min(low + 1, 4)] += p[j] * (position - low)
+            for logits in learner.critic.logits(o, b.actions[index]):
+                expected -= float((target * logits[i].log_softmax(-1)).sum()) / 4
+    assert loss == pytest.approx(expected, rel=1e-4)
+
+
+@pytest.mark.parametrize("atoms", [None, (51, -3.0, 1.0)], ids=["scalar critic", "distributional critic"])
+def test_learns_a_one_step_problem(atoms):
     """Reward -(a - 0.5)^2 per action, every step terminal: the deterministic action must reach 0.5."""
     torch.manual_seed(0)
     toy = {"width": 1, "actions": 2, "num_envs": 64, "batch_size": 256, "buffer_size": 4096, "init_alpha": 0.001}
     rates = {"actor_learning_rate": 3e-3, "critic_learning_rate": 3e-3}
-    learner = _learner(learning_starts=256, gradient_steps=4, **toy, **rates)
+    learner = _learner(learning_starts=256, gradient_steps=4, atoms=atoms, **toy, **rates)
     obs = torch.ones(64, 1)
     for _ in range(150):
         with torch.inference_mode():
@@ -322,6 +387,30 @@ def test_each_unusable_setting_is_named(path, value, domain):
     problems = validate(env, agent)
     assert len(problems) == 1, problems
     assert problems[0].startswith(path) and domain in problems[0] and f"got {value!r}" in problems[0], problems[0]
+
+
+@pytest.mark.parametrize("value", [True, math.nan, math.inf, "8", 0, 2.5])
+def test_unusable_atom_counts_are_named(value):
+    env, agent = _cfgs(preset=("cpu",))
+    agent.critic.num_atoms = value
+    assert validate(env, agent) == [f"agent.critic.num_atoms must be a positive integer, got {value!r}"]
+
+
+@pytest.mark.parametrize(
+    ("v_min", "v_max", "problem"),
+    [
+        (math.nan, 5.0, "agent.critic.v_min must be a finite number, got nan"),
+        (-5.0, math.inf, "agent.critic.v_max must be a finite number, got inf"),
+        (-5.0, "5", "agent.critic.v_max must be a finite number, got '5'"),
+        (2.0, 2.0, "agent.critic.v_max must be above agent.critic.v_min = 2.0, got 2.0"),
+    ],
+)
+def test_a_distributional_critic_needs_a_finite_increasing_support(v_min, v_max, problem):
+    env, agent = _cfgs(preset=("cpu",))
+    agent.critic.num_atoms, agent.critic.v_min, agent.critic.v_max = 101, v_min, v_max
+    assert validate(env, agent) == [problem]
+    agent.critic.num_atoms = 1  # a scalar critic has no support
+    assert validate(env, agent) == []
 
 
 def test_alpha_lr_is_free_when_the_temperature_is_fixed():

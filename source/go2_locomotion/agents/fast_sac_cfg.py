@@ -47,6 +47,15 @@ class TwinQCriticCfg(RslRlMLPModelCfg):
     obs_normalization: bool = True
     layer_norm: bool = True
     """LayerNorm after every hidden layer (the FastTD3 / FastSAC critics')."""
+    num_atoms: int = 1
+    """1: each critic outputs Q. More: a distributional critic (C51, FastTD3's and FastSAC's), a categorical return
+    distribution on ``num_atoms`` evenly spaced values from ``v_min`` to ``v_max``, trained by cross-entropy to the
+    projected soft target; the actor follows its mean. The references use 101."""
+    v_min: float = -5.0
+    v_max: float = 5.0
+    """Support of a distributional critic [return units]. Go2 rewards are scaled by the 0.02 s step: a step earns
+    ~-0.05 to +0.1 and a fall costs 4 (the termination penalty), so returns at gamma 0.97-0.99 stay within +-5;
+    returns outside are clamped to the ends."""
 
 
 @configclass

@@ -116,7 +116,9 @@ class _SquashedMean(nn.Module):
         return self.action_scale * torch.tanh(mlp_output[..., 0, :])
 
 
-def _q_network(input_dim: int, hidden_dims: list[int], activation: str, layer_norm: bool) -> nn.Sequential:
+def _q_network(
+    input_dim: int, hidden_dims: list[int], activation: str, layer_norm: bool, outputs: int = 1
+) -> nn.Sequential:
     activation_class = {"elu": nn.ELU, "relu": nn.ReLU, "silu": nn.SiLU, "tanh": nn.Tanh}[activation]
     layers: list[nn.Module] = []
     for width in hidden_dims:
@@ -125,8 +127,23 @@ def _q_network(input_dim: int, hidden_dims: list[int], activation: str, layer_no
             layers.append(nn.LayerNorm(width))
         layers.append(activation_class())
         input_dim = width
-    layers.append(nn.Linear(input_dim, 1))
+    layers.append(nn.Linear(input_dim, outputs))
     return nn.Sequential(*layers)
+
+
+def categorical_projection(values: torch.Tensor, probs: torch.Tensor, support: torch.Tensor) -> torch.Tensor:
+    """C51's projection: the distribution putting mass ``probs[..., j]`` on ``values[..., j]`` (clamped to the
+    support's range), spread onto the fixed, evenly spaced ``support`` by splitting each mass between its two
+    neighbouring atoms in proportion to closeness. It keeps the total mass and, inside the range, the mean."""
+    count = support.shape[-1]
+    v_min, v_max = float(support[0]), float(support[-1])
+    position = (values.clamp(v_min, v_max) - v_min) / ((v_max - v_min) / (count - 1))
+    lower = position.floor().clamp(0, count - 1)
+    upper_share = position - lower  # 0 where a value sits on an atom: all its mass stays there
+    projected = torch.zeros_like(probs)
+    projected.scatter_add_(-1, lower.long(), probs * (1.0 - upper_share))
+    projected.scatter_add_(-1, (lower + 1).clamp(max=count - 1).long(), probs * upper_share)
+    return projected
 
 
 class TwinQCritic(nn.Module):
@@ -144,6 +161,9 @@ class TwinQCritic(nn.Module):
         activation: str = "elu",
         obs_normalization: bool = True,
         layer_norm: bool = True,
+        num_atoms: int = 1,
+        v_min: float = -5.0,
+        v_max: float = 5.0,
         distribution_cfg: None = None,
     ) -> None:
         super().__init__()
@@ -151,20 +171,33 @@ class TwinQCritic(nn.Module):
             raise ValueError("the Q critics are deterministic: distribution_cfg must be None")
         if activation not in self.ACTIVATIONS:
             raise ValueError(f"critic activation must be one of {self.ACTIVATIONS}, got {activation!r}")
+        if num_atoms > 1 and not v_min < v_max:
+            raise ValueError(f"a distributional critic needs v_min < v_max, got {v_min} and {v_max}")
         self.obs_groups = list(obs_groups[obs_set])
         self.obs_dim = sum(obs[group].shape[-1] for group in self.obs_groups)
         self.obs_normalization = obs_normalization
         self.obs_normalizer = EmpiricalNormalization(self.obs_dim) if obs_normalization else nn.Identity()
         width = self.obs_dim + action_dim
-        self.q1 = _q_network(width, list(hidden_dims), activation, layer_norm)
-        self.q2 = _q_network(width, list(hidden_dims), activation, layer_norm)
+        self.q1 = _q_network(width, list(hidden_dims), activation, layer_norm, num_atoms)
+        self.q2 = _q_network(width, list(hidden_dims), activation, layer_norm, num_atoms)
+        self.distributional = num_atoms > 1
+        if self.distributional:  # a buffer only then: scalar critics' checkpoints keep their keys
+            self.register_buffer("support", torch.linspace(float(v_min), float(v_max), int(num_atoms)))
 
     def latent(self, obs: TensorDict) -> torch.Tensor:
         return self.obs_normalizer(torch.cat([obs[group] for group in self.obs_groups], dim=-1))
 
     def forward(self, obs: TensorDict, actions: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """The two Q values ``[B]``; of a distributional critic, the means of its distributions."""
+        if self.distributional:
+            return tuple((logits.softmax(-1) * self.support).sum(-1) for logits in self.logits(obs, actions))
         x = torch.cat([self.latent(obs), actions], dim=-1)
         return self.q1(x).squeeze(-1), self.q2(x).squeeze(-1)
+
+    def logits(self, obs: TensorDict, actions: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """A distributional critic's two return distributions over ``support``, as logits ``[B, num_atoms]``."""
+        x = torch.cat([self.latent(obs), actions], dim=-1)
+        return self.q1(x), self.q2(x)
 
     def update_normalization(self, obs: TensorDict) -> None:
         if self.obs_normalization:
@@ -389,13 +422,16 @@ class FastSAC:
         for _ in range(self.gradient_steps):
             batch = self.buffer.sample(self.batch_size)
             alpha = self.log_alpha.exp().detach()
-            with torch.no_grad():
-                next_actions, next_log_prob = self._sample_policy(batch["next_obs"])
-                q1_next, q2_next = self.target_critic(batch["next_obs"], next_actions)
-                soft_value = torch.min(q1_next, q2_next) - alpha * next_log_prob
-                target = batch["rewards"] + batch["discount"] * (1.0 - batch["terminated"]) * soft_value
-            q1, q2 = self.critic(batch["obs"], batch["actions"])
-            critic_loss = nn.functional.mse_loss(q1, target) + nn.functional.mse_loss(q2, target)
+            if self.critic.distributional:
+                critic_loss, q1 = self._distributional_critic_loss(batch, alpha)
+            else:
+                with torch.no_grad():
+                    next_actions, next_log_prob = self._sample_policy(batch["next_obs"])
+                    q1_next, q2_next = self.target_critic(batch["next_obs"], next_actions)
+                    soft_value = torch.min(q1_next, q2_next) - alpha * next_log_prob
+                    target = batch["rewards"] + batch["discount"] * (1.0 - batch["terminated"]) * soft_value
+                q1, q2 = self.critic(batch["obs"], batch["actions"])
+                critic_loss = nn.functional.mse_loss(q1, target) + nn.functional.mse_loss(q2, target)
             self.critic_optimizer.zero_grad(set_to_none=True)
             critic_loss.backward()
             nn.utils.clip_grad_norm_(self.critic.parameters(), self.max_grad_norm)
@@ -433,6 +469,23 @@ class FastSAC:
             "entropy_estimate": totals["entropy"] / max(actor_steps, 1),
             "temperature": self.alpha,
         }
+
+    def _distributional_critic_loss(self, batch: dict, alpha: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Cross-entropy of each critic's distribution to the soft target's: of the two target critics, the one
+        with the lower mean at the next state and policy action (clipped double Q, per sample), its atoms moved to
+        ``r + g^m (1 - d) (z - alpha log pi)`` and projected back onto the support. Also the first critic's mean."""
+        support = self.critic.support
+        with torch.no_grad():
+            next_actions, next_log_prob = self._sample_policy(batch["next_obs"])
+            p1, p2 = (logits.softmax(-1) for logits in self.target_critic.logits(batch["next_obs"], next_actions))
+            lower_first = ((p1 * support).sum(-1) <= (p2 * support).sum(-1)).unsqueeze(-1)
+            next_probs = torch.where(lower_first, p1, p2)
+            bootstrap = (batch["discount"] * (1.0 - batch["terminated"])).unsqueeze(-1)
+            atoms = batch["rewards"].unsqueeze(-1) + bootstrap * (support - alpha * next_log_prob.unsqueeze(-1))
+            target = categorical_projection(atoms, next_probs, support)
+        logits1, logits2 = self.critic.logits(batch["obs"], batch["actions"])
+        loss = sum(-(target * logits.log_softmax(-1)).sum(-1).mean() for logits in (logits1, logits2))
+        return loss, (logits1.detach().softmax(-1) * support).sum(-1)
 
     # -- modes, checkpoints --------------------------------------------------------------------------------------
 

@@ -189,6 +189,12 @@ def _check_fast_sac(check: _Checker, num_envs: int | None, num_steps: int | None
     check.positive_int(f"{alg}.gradient_steps")
     check.positive_int(f"{alg}.policy_frequency")
     check.positive_int(f"{alg}.n_step")
+    atoms = check.positive_int("agent.critic.num_atoms")
+    if atoms is not None and atoms > 1:
+        low = check.real("agent.critic.v_min", "a finite number", finite)
+        high = check.real("agent.critic.v_max", "a finite number", finite)
+        if None not in (low, high) and not low < high:
+            check.problems.append(f"agent.critic.v_max must be above agent.critic.v_min = {low}, got {high}")
     check.real("agent.actor.distribution_cfg.init_std", "a finite number > 0", lambda x: finite(x) and x > 0)
     check.real("agent.actor.distribution_cfg.action_scale", "a finite number > 0", lambda x: finite(x) and x > 0)
     if None not in (buffer, num_envs, num_steps) and buffer < num_envs * num_steps:
