@@ -21,6 +21,8 @@ AGENT = ["--agent", "fast_sac_cfg_entry_point"]
 # reach the buffer in an attempt's first iteration: every iteration's collection reaches learning_starts
 SMALL = ["agent.algorithm.learning_starts=56", "agent.algorithm.batch_size=32", "agent.algorithm.gradient_steps=3"]
 SMALL += ["agent.algorithm.n_step=2"]
+# a distributional critic: play, evaluation and export of the run load its policy without this override
+SMALL += ["agent.critic.num_atoms=11"]
 FLAT = ["--task", "Go2-Flat", "--num_envs", "8", "--device", "cpu", "--headless", *AGENT]
 
 

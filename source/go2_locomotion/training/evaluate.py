@@ -38,7 +38,7 @@ from ..tasks.velocity_env_cfg import VELOCITY_COMMAND
 from ..versions import package_versions
 from .checkpoints import check_compatible, list_checkpoints, read_checkpoint
 from .cli import make_parser, parse_args, resolve_configs
-from .session import loaded_policy
+from .session import load_policy, loaded_policy
 from .task_ids import check_task, play_id
 
 # Imported inside functions: Isaac Lab and torch (heavy; under Isaac Sim they follow Kit's start, the launch).
@@ -182,7 +182,7 @@ def _main(argv: list[str] | None) -> int:
             if checkpoint != path:
                 data = read_checkpoint(checkpoint)
                 check_compatible(data, checkpoint, runner.alg.get_policy(), task)
-                runner.load(str(checkpoint), map_location=agent_cfg.device)
+                load_policy(runner, checkpoint, agent_cfg.device)
             policy = runner.get_inference_policy(device=env.unwrapped.device)
             source = {
                 "task": task,

@@ -71,6 +71,17 @@ class PolicySession:
     """Where outputs go: the checkpoint's folder, or ``logs/pretrained/<policy>`` for a shipped policy."""
 
 
+POLICY_ONLY = {"actor": True}
+"""What play, evaluation and export load from a checkpoint (RSL-RL's ``load_cfg``): the actor and its observation
+normaliser. The critic, optimiser and iteration are training state; leaving them out lets a run trained with
+other critic settings (``agent.critic.*``) play back under the config's defaults."""
+
+
+def load_policy(runner, path: Path, device: str) -> None:
+    """Load the policy of checkpoint ``path`` into ``runner`` (:data:`POLICY_ONLY`)."""
+    runner.load(str(path), load_cfg=dict(POLICY_ONLY), map_location=device)
+
+
 @contextlib.contextmanager
 def loaded_policy(
     args: argparse.Namespace,
@@ -114,7 +125,7 @@ def loaded_policy(
         env = wrapped_env(task, env_cfg, args, agent_cfg, cleanup)
         runner = make_runner(env, agent_cfg)
         check_compatible(checkpoint, path, runner.alg.get_policy(), task)
-        runner.load(str(path), map_location=agent_cfg.device)
+        load_policy(runner, path, agent_cfg.device)
         yield PolicySession(env, runner, agent_cfg, path, training_id(requested), work_dir)
 
 
