@@ -189,15 +189,20 @@ class TwinQCritic(nn.Module):
 
     def forward(self, obs: TensorDict, actions: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """The two Q values ``[B]``; of a distributional critic, the means of its distributions."""
+        outputs = self.logits(obs, actions)
         if self.distributional:
-            return tuple((logits.softmax(-1) * self.support).sum(-1) for logits in self.logits(obs, actions))
-        x = torch.cat([self.latent(obs), actions], dim=-1)
-        return self.q1(x).squeeze(-1), self.q2(x).squeeze(-1)
+            return tuple(self.mean(logits.softmax(-1)) for logits in outputs)
+        return tuple(output.squeeze(-1) for output in outputs)
 
     def logits(self, obs: TensorDict, actions: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """A distributional critic's two return distributions over ``support``, as logits ``[B, num_atoms]``."""
+        """The two networks' outputs ``[B, num_atoms]``: of a distributional critic, its two return distributions
+        over ``support`` as logits."""
         x = torch.cat([self.latent(obs), actions], dim=-1)
         return self.q1(x), self.q2(x)
+
+    def mean(self, probs: torch.Tensor) -> torch.Tensor:
+        """The mean return ``[B]`` of distributions ``probs`` ``[B, num_atoms]`` over ``support``."""
+        return (probs * self.support).sum(-1)
 
     def update_normalization(self, obs: TensorDict) -> None:
         if self.obs_normalization:
@@ -478,14 +483,14 @@ class FastSAC:
         with torch.no_grad():
             next_actions, next_log_prob = self._sample_policy(batch["next_obs"])
             p1, p2 = (logits.softmax(-1) for logits in self.target_critic.logits(batch["next_obs"], next_actions))
-            lower_first = ((p1 * support).sum(-1) <= (p2 * support).sum(-1)).unsqueeze(-1)
+            lower_first = (self.target_critic.mean(p1) <= self.target_critic.mean(p2)).unsqueeze(-1)
             next_probs = torch.where(lower_first, p1, p2)
             bootstrap = (batch["discount"] * (1.0 - batch["terminated"])).unsqueeze(-1)
             atoms = batch["rewards"].unsqueeze(-1) + bootstrap * (support - alpha * next_log_prob.unsqueeze(-1))
             target = categorical_projection(atoms, next_probs, support)
         logits1, logits2 = self.critic.logits(batch["obs"], batch["actions"])
         loss = sum(-(target * logits.log_softmax(-1)).sum(-1).mean() for logits in (logits1, logits2))
-        return loss, (logits1.detach().softmax(-1) * support).sum(-1)
+        return loss, self.critic.mean(logits1.detach().softmax(-1))
 
     # -- modes, checkpoints --------------------------------------------------------------------------------------
 
