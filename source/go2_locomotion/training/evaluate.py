@@ -182,7 +182,7 @@ def _main(argv: list[str] | None) -> int:
             if checkpoint != path:
                 data = read_checkpoint(checkpoint)
                 check_compatible(data, checkpoint, runner.alg.get_policy(), task)
-                load_policy(runner, checkpoint, agent_cfg.device)
+                load_policy(runner, data)
             policy = runner.get_inference_policy(device=env.unwrapped.device)
             source = {
                 "task": task,

@@ -77,9 +77,10 @@ normaliser. The critic, optimiser and iteration are training state; leaving them
 other critic settings (``agent.critic.*``) play back under the config's defaults."""
 
 
-def load_policy(runner, path: Path, device: str) -> None:
-    """Load the policy of checkpoint ``path`` into ``runner`` (:data:`POLICY_ONLY`)."""
-    runner.load(str(path), load_cfg=dict(POLICY_ONLY), map_location=device)
+def load_policy(runner, checkpoint: dict) -> None:
+    """Load the policy of a checkpoint already read (:func:`read_checkpoint`, checked by :func:`check_compatible`)
+    into ``runner``'s learner (:data:`POLICY_ONLY`); the weights move to the networks' device as they load."""
+    runner.alg.load(checkpoint, dict(POLICY_ONLY), True)
 
 
 @contextlib.contextmanager
@@ -125,7 +126,7 @@ def loaded_policy(
         env = wrapped_env(task, env_cfg, args, agent_cfg, cleanup)
         runner = make_runner(env, agent_cfg)
         check_compatible(checkpoint, path, runner.alg.get_policy(), task)
-        load_policy(runner, path, agent_cfg.device)
+        load_policy(runner, checkpoint)
         yield PolicySession(env, runner, agent_cfg, path, training_id(requested), work_dir)
 
 
