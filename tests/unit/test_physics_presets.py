@@ -1,4 +1,4 @@
-"""The physics selectors resolve as the README and docs/design.md say, through Isaac Lab's own launch scan (no
+"""The physics selectors resolve as docs/setup.md and docs/design.md say, through Isaac Lab's own launch scan (no
 simulator is started): `physx` is OvPhysX without Kit and Isaac Sim's PhysX with it; an OvPhysX launch starts the
 package's patch launcher."""
 
