@@ -5,7 +5,21 @@ mini-batches of 24,576, 5 epochs: 20 optimizer steps per iteration.
 """
 
 from isaaclab.utils import configclass
-from isaaclab_rl.rsl_rl import RslRlMLPModelCfg, RslRlOnPolicyRunnerCfg, RslRlPpoAlgorithmCfg
+from isaaclab_rl.rsl_rl import RslRlMLPModelCfg, RslRlOnPolicyRunnerCfg, RslRlPpoAlgorithmCfg, RslRlSymmetryCfg
+
+from ..tasks.mdp.symmetry import mirror_left_right
+
+GO2_SYMMETRY = RslRlSymmetryCfg(
+    use_data_augmentation=False,
+    use_mirror_loss=False,
+    data_augmentation_func=mirror_left_right,
+    mirror_loss_coeff=1.0,
+)
+"""The Go2's left-right mirror (``tasks/mdp/symmetry.py``), off until measured (docs/learning.md): with both switches
+off RSL-RL still logs the policy's mirror error (``Loss/symmetry``) without training on it.
+``agent.algorithm.symmetry_cfg.use_data_augmentation=true`` doubles every mini-batch with its mirror;
+``use_mirror_loss=true`` adds ``mirror_loss_coeff`` x the mean squared difference between the action on a mirrored
+observation and the mirrored action. RSL-RL refuses either with a recurrent actor or critic."""
 
 
 @configclass
@@ -40,6 +54,7 @@ class Go2RoughPPORunnerCfg(RslRlOnPolicyRunnerCfg):
         lam=0.95,
         desired_kl=0.01,
         max_grad_norm=1.0,
+        symmetry_cfg=GO2_SYMMETRY,
     )
 
 
