@@ -12,6 +12,10 @@ from pathlib import Path
 USAGE_EXIT_CODE = 2
 """Exit code for a mistake in what the user asked for (argparse uses the same)."""
 
+STALLED_EXIT_CODE = 75
+"""``EX_TEMPFAIL``: a simulation step hung and the command gave up (training, evaluation, benchmark); rerunning the
+same command (``--resume auto`` for training) continues."""
+
 
 class UsageError(Exception):
     """A mistake in the user's request; each message names the thing and what is accepted."""

@@ -138,7 +138,7 @@ def test_cpu_recipe_comparison_rotates_and_takes_ratios(tmp_path, monkeypatch):
     fps = {"Go2-Flat-512": [3000.0, 3200.0], "Go2-Flat-64": [500.0, 540.0], "Go2-Upstream-Flat-Offline-64": [300.0]}
     calls = []
 
-    def fake(kind, task, num_envs, args, out_dir, log):
+    def fake(kind, task, num_envs, args, out_dir, log, **kwargs):
         key = f"{task}-{num_envs}"
         calls.append((key, "presets=cpu" in args, "agent.device=cpu" in args))
         values = fps[key]
@@ -179,3 +179,51 @@ def test_comparators_register_only_inside_the_benchmark(flag, registered):
         env["GO2_LOCOMOTION_BENCHMARK"] = flag
     result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
     assert result.stdout.strip().splitlines()[-1] == str(registered), result.stderr[-2000:]
+
+
+def test_a_measurement_that_hangs_is_killed_at_the_bound(tmp_path, monkeypatch):
+    """A real process that never reports (standing in for ``isaaclab benchmark`` stuck in a physics step)."""
+    import os
+    import sys
+    import time
+
+    hung = tmp_path / "hung_python"
+    hung.write_text("#!/bin/sh\necho started\nexec sleep 60\n")
+    hung.chmod(0o755)
+    monkeypatch.setattr(sys, "executable", str(hung))
+    started = time.monotonic()
+    with pytest.raises(compare.MeasurementStalled, match=r"training --task Go2-Flat stalled: no report in 0.5 s"):
+        compare.run_isaaclab_benchmark("training", "Go2-Flat", 64, [], tmp_path, lambda *_: None, timeout_s=0.5)
+    assert time.monotonic() - started < 10
+    (log,) = tmp_path.glob("training_Go2-Flat_64_*/output.log")
+    assert log.read_text() == "started\n"
+    assert not any(p.isdigit() and "sleep 60" in _cmdline(p) for p in os.listdir("/proc"))
+
+
+def _cmdline(pid: str) -> str:
+    try:
+        return open(f"/proc/{pid}/cmdline", "rb").read().replace(b"\0", b" ").decode()
+    except OSError:
+        return ""
+
+
+def test_the_benchmark_exits_75_when_a_measurement_stalled(tmp_path, monkeypatch, capsys):
+    from go2_locomotion.benchmark import cli
+
+    good = _report(tmp_path, 500.0, (1000.0, 1000.0))
+
+    def fake(kind, task, *args, **kwargs):
+        if kind == "training":
+            raise compare.MeasurementStalled(f"isaaclab benchmark training --task {task} stalled")
+        return good
+
+    monkeypatch.setattr(compare, "run_isaaclab_benchmark", fake)
+    monkeypatch.setattr(cli, "plot", lambda *a: None)
+    out = tmp_path / "out"
+    argv = ["--pairs", "flat", "--num_envs", "16", "--training_envs", "64", "--stall_timeout", "5", "--out", str(out)]
+    assert cli.main(argv) == 75
+    result = json.loads((out / "benchmark.json").read_text())
+    assert [r.get("stalled", False) for r in result["rows"]] == [False, True]
+    assert capsys.readouterr().out.splitlines()[-1] == (
+        "[go2] benchmark: 1 measurement(s) stalled (no report in 5 s, killed): the physics step hangs; exit 75"
+    )

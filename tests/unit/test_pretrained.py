@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import subprocess
 
 import pytest
 
@@ -150,3 +151,17 @@ def test_the_shipped_rough_policy_carries_its_terrain_evaluations_and_warm_start
     provenance = json.loads((checkpoint.parent / "provenance.json").read_text())
     assert provenance["warm_start"]["kind"] == "embedded" and provenance["warm_start"]["source_task"] == "Go2-Flat"
     assert provenance["terrain_level"]["last_iteration"] >= provenance["iteration"]
+
+
+def test_shipping_ends_with_exit_75_when_an_evaluation_stalled(tmp_path, capsys):
+    from go2_locomotion.pretrained import ship
+
+    stalled, failed = tmp_path / "evaluate.py", tmp_path / "broken.py"
+    stalled.write_text("import sys\nsys.exit(75)\n")
+    failed.write_text("import sys\nsys.exit(3)\n")
+    with pytest.raises(SystemExit) as exit_info:
+        ship.run_script(str(stalled), "--task", "Go2-Rough")
+    assert exit_info.value.code == 75
+    assert capsys.readouterr().out.splitlines()[-1] == "[ship] evaluate.py stalled (exit 75); rerun the same command"
+    with pytest.raises(subprocess.CalledProcessError):
+        ship.run_script(str(failed))

@@ -27,6 +27,11 @@ CASES = [
         "--terrain: task Go2-Flat has no generated terrain",
     ),
     (
+        ["evaluate.py", "--task", "Go2-Flat", "--checkpoint", "pretrained", "--device", "cpu", "--stall_timeout", "-1"],
+        "--stall_timeout must be a finite number of seconds >= 0 (0: off), got -1.0",
+    ),
+    (["benchmark.py", "--stall_timeout", "nan"], "--stall_timeout must be a finite number of seconds >= 0"),
+    (
         ["evaluate.py", "--task", "Go2-Rough", "--device", "cpu", "--terrain", "stairs:0.1"],
         "--terrain stairs:0.1: terrain cell 'stairs:0.1': unknown terrain 'stairs'",
     ),

@@ -6,10 +6,21 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 from pathlib import Path
 
-from ..errors import UsageError, check_writable
-from .compare import PAIRS, compare, compare_training, cpu_recipe_setups, format_row, format_training, plot
+from ..errors import STALLED_EXIT_CODE, UsageError, check_writable
+from .compare import (
+    MEASUREMENT_TIMEOUT_S,
+    PAIRS,
+    compare,
+    compare_training,
+    cpu_recipe_setups,
+    format_row,
+    format_training,
+    plot,
+    stalled_measurements,
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -31,6 +42,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="Instead: training throughput of the CPU recipe (Go2-Flat, presets=cpu) against Go2-Flat's and "
         "upstream's defaults at --training_envs, over --training_iterations whole iterations.",
     )
+    parser.add_argument(
+        "--stall_timeout",
+        type=float,
+        default=MEASUREMENT_TIMEOUT_S,
+        help="Seconds one measurement's process may run before it is killed as hung; the others go on and the "
+        "benchmark exits with code 75 (0: no bound).",
+    )
     parser.add_argument("presets", nargs="*", help="Preset selectors passed on, e.g. physics=newton_mjwarp.")
     return parser
 
@@ -42,6 +60,8 @@ def main(argv: list[str] | None = None) -> int:
     for flag in ("num_steps", "training_iterations", "repeats"):
         if getattr(args, flag) < 1:
             parser.error(f"--{flag} must be a positive integer, got {getattr(args, flag)}")
+    if not (math.isfinite(args.stall_timeout) and args.stall_timeout >= 0):
+        parser.error(f"--stall_timeout must be a finite number of seconds >= 0 (0: off), got {args.stall_timeout}")
     if min(args.num_envs) < 1 or args.training_envs < 0:
         parser.error(
             f"--num_envs must be positive integers and --training_envs >= 0, got {args.num_envs}, {args.training_envs}"
@@ -53,11 +73,13 @@ def main(argv: list[str] | None = None) -> int:
         parser.exit(2, f"error: {error}\n")
     if args.recipe:
         setups = cpu_recipe_setups(baseline_envs=args.training_envs or 64)
-        result = compare_training(setups, args.training_iterations, args.device, out, repeats=args.repeats)
+        result = compare_training(
+            setups, args.training_iterations, args.device, out, repeats=args.repeats, timeout_s=args.stall_timeout
+        )
         (out / "training_throughput.json").write_text(json.dumps(result, indent=2) + "\n")
         print(format_training(result))
         print(f"written: {out / 'training_throughput.json'}")
-        return 0
+        return _exit_code(result, args.stall_timeout)
     result = compare(
         args.pairs,
         args.num_envs,
@@ -68,9 +90,22 @@ def main(argv: list[str] | None = None) -> int:
         args.presets,
         out,
         repeats=args.repeats,
+        timeout_s=args.stall_timeout,
     )
     (out / "benchmark.json").write_text(json.dumps(result, indent=2) + "\n")
     plot(result, out / "benchmark.png")
     print("\n".join(format_row(row) for row in result["rows"]))
     print(f"written: {out / 'benchmark.json'}, {out / 'benchmark.png'}")
-    return 0
+    return _exit_code(result, args.stall_timeout)
+
+
+def _exit_code(result: dict, timeout_s: float) -> int:
+    """0, or :data:`STALLED_EXIT_CODE` with one line when a measurement hung (the simulation step, on OvPhysX)."""
+    stalled = stalled_measurements(result)
+    if not stalled:
+        return 0
+    print(
+        f"[go2] benchmark: {stalled} measurement(s) stalled (no report in {timeout_s:g} s, killed): the physics "
+        f"step hangs; exit {STALLED_EXIT_CODE}"
+    )
+    return STALLED_EXIT_CODE

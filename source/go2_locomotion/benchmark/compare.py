@@ -89,8 +89,25 @@ class Measurement:
     report: str
 
 
-def run_isaaclab_benchmark(kind: str, task: str, num_envs: int, args: list[str], out_dir: Path, log) -> Path:
-    """Run ``isaaclab benchmark <kind>`` in a new process; return its JSON report."""
+MEASUREMENT_TIMEOUT_S = 1800.0
+"""Default bound on one measurement's process [s]: the longest default measurement takes a few minutes on a 2-core
+CPU; OvPhysX's step can hang on rough terrain (docs/performance.md), and a hung process is killed at the bound."""
+
+
+class MeasurementStalled(RuntimeError):
+    """A measurement's process gave no report within the bound and was killed."""
+
+
+def run_isaaclab_benchmark(
+    kind: str, task: str, num_envs: int, args: list[str], out_dir: Path, log, timeout_s: float = MEASUREMENT_TIMEOUT_S
+) -> Path:
+    """Run ``isaaclab benchmark <kind>`` in a new process, killed after ``timeout_s`` seconds (0: no bound); return
+    its JSON report.
+
+    Raises:
+        MeasurementStalled: The process ran past the bound.
+        RuntimeError: The process failed or wrote no report.
+    """
     report_dir = Path(tempfile.mkdtemp(prefix=f"{kind}_{task}_{num_envs}_", dir=out_dir))
     command = [
         sys.executable,
@@ -110,7 +127,14 @@ def run_isaaclab_benchmark(kind: str, task: str, num_envs: int, args: list[str],
     ]
     log(f"$ {' '.join(command)}")
     environment = {**os.environ, registration.ENV_VAR: "1"}  # registers the Go2-Upstream-* comparators
-    result = subprocess.run(command, capture_output=True, text=True, env=environment)
+    try:
+        result = subprocess.run(command, capture_output=True, text=True, env=environment, timeout=timeout_s or None)
+    except subprocess.TimeoutExpired as expired:
+        (report_dir / "output.log").write_text(_text(expired.stdout) + _text(expired.stderr))
+        raise MeasurementStalled(
+            f"isaaclab benchmark {kind} --task {task} stalled: no report in {timeout_s:g} s (--stall_timeout), "
+            f"killed; see {report_dir / 'output.log'}"
+        ) from None
     (report_dir / "output.log").write_text(result.stdout + result.stderr)
     reports = sorted(report_dir.glob("*.json"))
     if result.returncode != 0 or not reports:
@@ -121,8 +145,14 @@ def run_isaaclab_benchmark(kind: str, task: str, num_envs: int, args: list[str],
     return reports[-1]
 
 
-def measure(kind: str, task: str, num_envs: int, args: list[str], out_dir: Path, log) -> Measurement:
-    report = run_isaaclab_benchmark(kind, task, num_envs, args, out_dir, log)
+def _text(output: bytes | str | None) -> str:
+    return output.decode(errors="replace") if isinstance(output, bytes) else output or ""
+
+
+def measure(
+    kind: str, task: str, num_envs: int, args: list[str], out_dir: Path, log, timeout_s: float = MEASUREMENT_TIMEOUT_S
+) -> Measurement:
+    report = run_isaaclab_benchmark(kind, task, num_envs, args, out_dir, log, timeout_s=timeout_s)
     phases = parse_report(report)
     startup = phases.get("startup", {})
     creation = [_find_metric(startup, name) for name in STARTUP_METRICS]
@@ -167,6 +197,7 @@ def compare(
     out_dir: Path,
     log=print,
     repeats: int = 1,
+    timeout_s: float = MEASUREMENT_TIMEOUT_S,
 ) -> dict:
     """Measure every pair at every size ``repeats`` times; return the medians, their ratios, every sample, the
     machine and the versions."""
@@ -187,10 +218,11 @@ def compare(
                     # alternate who goes first, across sizes and across repeats
                     first_ours = (index + repeat) % 2 == 0
                     for task in [ours_task, upstream_task] if first_ours else [upstream_task, ours_task]:
-                        samples[task].append(measure(kind, task, n, args, out_dir, log))
+                        samples[task].append(measure(kind, task, n, args, out_dir, log, timeout_s))
             except RuntimeError as error:  # one failed measurement must not lose the others
                 log(f"FAILED: {error}")
-                rows.append({"pair": pair, "kind": kind, "num_envs": n, "error": str(error)})
+                row = {"pair": pair, "kind": kind, "num_envs": n, "error": str(error)}
+                rows.append(row | ({"stalled": True} if isinstance(error, MeasurementStalled) else {}))
                 continue
             ours, upstream = median_figures(samples[ours_task]), median_figures(samples[upstream_task])
             rows.append(
@@ -252,6 +284,7 @@ def compare_training(
     out_dir: Path,
     log=print,
     repeats: int = 1,
+    timeout_s: float = MEASUREMENT_TIMEOUT_S,
 ) -> dict:
     """Training throughput (collection + learning over whole iterations) of each setup, measured by
     ``isaaclab benchmark training``, the setups in rotating order at every repeat so machine drift hits all;
@@ -259,6 +292,7 @@ def compare_training(
     out_dir.mkdir(parents=True, exist_ok=True)
     samples: dict[str, list[Measurement]] = {s.name: [] for s in setups}
     errors: dict[str, str] = {}
+    stalled: list[str] = []
     for repeat in range(repeats):
         order = setups[repeat % len(setups) :] + setups[: repeat % len(setups)]
         for setup in order:
@@ -267,10 +301,13 @@ def compare_training(
             args = ["--rl_library", "rsl_rl", "--max_iterations", str(iterations), "--device", device]
             args += [f"agent.device={device}", *setup.presets]
             try:
-                samples[setup.name].append(measure("training", setup.task, setup.num_envs, args, out_dir, log))
+                samples[setup.name].append(
+                    measure("training", setup.task, setup.num_envs, args, out_dir, log, timeout_s)
+                )
             except RuntimeError as error:
                 log(f"FAILED: {error}")
                 errors[setup.name] = str(error)
+                stalled += [setup.name] if isinstance(error, MeasurementStalled) else []
     medians = {name: median_figures(ms) for name, ms in samples.items() if ms}
     throughput = {name: m.get("training_env_steps_per_s") for name, m in medians.items()}
     ratios = {f"{a}/{b}": ratio(throughput[a], throughput[b]) for a in throughput for b in throughput if a != b}
@@ -284,10 +321,16 @@ def compare_training(
         "samples": {name: [m.figures for m in ms] for name, ms in samples.items()},
         "ratios": ratios,
         "errors": errors,
+        "stalled": stalled,
         "machine": {"platform": platform.platform(), "processor": platform.processor(), "cpus": _cpu_count()},
         "versions": package_versions(*RECORDED_PACKAGES),
         "note": "training_env_steps_per_s = envs x steps per iteration / (collection + learning time)",
     }
+
+
+def stalled_measurements(result: dict) -> int:
+    """How many measurements of a :func:`compare` or :func:`compare_training` result were killed at the bound."""
+    return len(result.get("stalled", [])) + sum(1 for row in result.get("rows", []) if row.get("stalled"))
 
 
 def format_training(result: dict) -> str:

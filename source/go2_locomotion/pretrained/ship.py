@@ -21,6 +21,7 @@ from pathlib import Path
 
 import torch
 
+from ..errors import STALLED_EXIT_CODE
 from ..training import curves, run_params, warm_start
 from . import FOLDERS, KEYWORD, POLICIES
 
@@ -133,9 +134,15 @@ def torch_load(path: Path) -> dict:
     return torch.load(path, map_location="cpu", weights_only=True)
 
 
-def _run(*command: str) -> None:
+def run_script(*command: str) -> None:
+    """Run a script; a hung simulation step in it (exit 75, the script named the hang) ends shipping the same way."""
     print("[ship]", " ".join(command), flush=True)
-    subprocess.run([sys.executable, *command], check=True)
+    code = subprocess.run([sys.executable, *command]).returncode
+    if code == STALLED_EXIT_CODE:
+        print(f"[ship] {Path(command[0]).name} stalled (exit {code}); rerun the same command", flush=True)
+        raise SystemExit(code)
+    if code:
+        raise subprocess.CalledProcessError(code, command)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -184,12 +191,12 @@ def main(argv: list[str] | None = None) -> int:
     assert [p.name for p in target.glob("model_*.pt")] == [source.name]
 
     common = ["--task", args.task, "--checkpoint", KEYWORD, "--device", "cpu", "--headless"]
-    _run(str(SCRIPTS / "export.py"), *common, "--output", str(target / "exported"))
+    run_script(str(SCRIPTS / "export.py"), *common, "--output", str(target / "exported"))
     if not args.skip_evaluation:
         for name, extra in evaluations(args.task).items():
-            _run(str(SCRIPTS / "evaluate.py"), *common, "--out", str(target / "evaluation" / name), *extra)
+            run_script(str(SCRIPTS / "evaluate.py"), *common, "--out", str(target / "evaluation" / name), *extra)
     if not args.skip_evaluation and args.task in MUJOCO_TASKS:
-        _run(
+        run_script(
             str(SCRIPTS / "sim2sim.py"),
             "--bundle",
             KEYWORD,
@@ -202,7 +209,9 @@ def main(argv: list[str] | None = None) -> int:
         )
     if not args.skip_evaluation and args.task in TERRAIN_TASKS:
         terrain_grid = ["--bundle", KEYWORD, "--task", args.task, "--terrain", "default"]
-        _run(str(SCRIPTS / "sim2sim.py"), *terrain_grid, "--output", str(target / "evaluation" / "mujoco_terrain"))
+        run_script(
+            str(SCRIPTS / "sim2sim.py"), *terrain_grid, "--output", str(target / "evaluation" / "mujoco_terrain")
+        )
     print(f"[ship] {args.task}: {target}")
     return 0
 

@@ -39,6 +39,7 @@ from ..versions import package_versions
 from .checkpoints import check_compatible, list_checkpoints, read_checkpoint
 from .cli import make_parser, parse_args, resolve_configs
 from .session import load_policy, loaded_policy
+from .stall_guard import STALL_FILE, GuardedSteps
 from .task_ids import check_task, play_id
 
 # Imported inside functions: Isaac Lab and torch (heavy; under Isaac Sim they follow Kit's start, the launch).
@@ -53,6 +54,9 @@ SETTLE_S = 2.0
 ROBOTS_PER_COMMAND = 4
 """Default robots per grid command: 13 commands x 4 = 52 (the grid sets the robot count)."""
 RUN_REPORT = "evaluation_run.json"
+STALL_TIMEOUT_S = 300.0
+"""Default bound on one simulation step [s]: a step of the largest grid takes well under a second on a CPU; OvPhysX's
+step can hang on rough terrain (docs/performance.md)."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -85,6 +89,13 @@ def build_parser() -> argparse.ArgumentParser:
         group.add_argument("--run", type=Path, default=None, help="Evaluate this run's checkpoints; name the best.")
         group.add_argument("--every", type=int, default=1, help="With --run: every K-th checkpoint (and the last).")
         group.add_argument("--compare", nargs=2, type=Path, metavar=("A", "B"), help="Print two reports side by side.")
+        group.add_argument(
+            "--stall_timeout",
+            type=float,
+            default=STALL_TIMEOUT_S,
+            help="Seconds one simulation step may take before the evaluation ends with exit code 75 and writes the "
+            f"robots' state to <report>/{STALL_FILE} (0: wait forever).",
+        )
 
     return make_parser("Evaluate a Go2 checkpoint on a fixed command grid (Isaac Lab).", add_common_play_args, extra)
 
@@ -107,6 +118,8 @@ def _check_arguments(args) -> None:
         raise UsageError(f"--robots_per_cell must be a positive integer, got {args.robots_per_cell}")
     if args.terrain is not None and args.grid is not None:
         raise UsageError("--terrain and --grid exclude each other: a terrain evaluation commands straight ahead")
+    if not (np.isfinite(args.stall_timeout) and args.stall_timeout >= 0):
+        raise UsageError(f"--stall_timeout must be a finite number of seconds >= 0 (0: off), got {args.stall_timeout}")
     if args.every < 1:
         raise UsageError(f"--every must be a positive integer, got {args.every}")
     if args.num_envs is not None:
@@ -191,8 +204,12 @@ def _main(argv: list[str] | None) -> int:
                 "physics": physics_record(env),
                 "versions": package_versions("go2_locomotion", "isaaclab", "rsl-rl-lib", "torch"),
             }
+            folder = "evaluation_terrain" if cells else "evaluation"
+            out = _out_dir(args, checkpoint, session.work_dir, checkpoints, folder)
+            guard = GuardedSteps(env, args.stall_timeout, f"evaluate (--stall_timeout {args.stall_timeout:g})", out)
             if cells:
-                figures = terrain_rollout(env, policy, cells, args.robots_per_cell, args.duration, args.settle)
+                with guard:
+                    figures = terrain_rollout(guard, policy, cells, args.robots_per_cell, args.duration, args.settle)
                 settings = {
                     "cells": [c.label() for c in cells],
                     "command": [terrain_eval.FORWARD_SPEED, 0.0, 0.0],
@@ -205,12 +222,12 @@ def _main(argv: list[str] | None) -> int:
                     "mdp": "play mode (no observation noise, no pushes), a fixed forward command",
                 }
                 report = terrain_report.assemble(figures, simulator="isaaclab", settings=settings, source=source)
-                out = _out_dir(args, checkpoint, session.work_dir, checkpoints, "evaluation_terrain")
                 json_path, png_path = terrain_report.write(report, out)
                 print(terrain_report.table(report))
                 print(f"[go2] wrote {json_path}, {png_path}")
                 continue
-            figures = rollout(env, policy, grid, args.robots_per_command, args.duration, args.settle)
+            with guard:
+                figures = rollout(guard, policy, grid, args.robots_per_command, args.duration, args.settle)
             settings = {
                 "grid": [c.describe() for c in grid],
                 "duration_s": args.duration,
@@ -223,7 +240,6 @@ def _main(argv: list[str] | None) -> int:
             if generator is not None:
                 settings["terrain"] = "level 0 of the task's generator (every sub-terrain at difficulty 0)"
             report = reports.assemble(figures, simulator="isaaclab", settings=settings, source=source)
-            out = _out_dir(args, checkpoint, session.work_dir, checkpoints, "evaluation")
             json_path, png_path = reports.write(report, out)
             print(reports.table(report))
             print(f"[go2] wrote {json_path}, {png_path}")
@@ -286,11 +302,14 @@ def _fixed_commands(env):
     return give
 
 
-def rollout(env, policy, grid: list[GridCommand], robots_per_command: int, duration_s: float, settle_s: float):
-    """Run the grid once from a reset; returns :meth:`GridRecorder.report`. Robot ``i`` keeps command
-    ``i mod len(grid)``, so each command's robots spread over the scene."""
+def rollout(
+    steps: GuardedSteps, policy, grid: list[GridCommand], robots_per_command: int, duration_s: float, settle_s: float
+):
+    """Run the grid once from a reset, stepping through ``steps``; returns :meth:`GridRecorder.report`. Robot ``i``
+    keeps command ``i mod len(grid)``, so each command's robots spread over the scene."""
     import torch
 
+    env = steps.env
     unwrapped = env.unwrapped
     num = unwrapped.num_envs
     assignment = np.arange(num) % len(grid)
@@ -321,7 +340,7 @@ def rollout(env, policy, grid: list[GridCommand], robots_per_command: int, durat
         if step and switches_at(grid, step, unwrapped.step_dt):
             obs = command(step * unwrapped.step_dt)
         with torch.inference_mode():
-            obs, _, _, _ = env.step(policy(obs))
+            obs, _, _, _ = steps.step(policy(obs))
         data = robot.data
         forces = _np(sensor.data.net_forces_w)[:, sensor_feet]
         recorder.record(
@@ -341,12 +360,15 @@ def rollout(env, policy, grid: list[GridCommand], robots_per_command: int, durat
     return recorder.report()
 
 
-def terrain_rollout(env, policy, cells, robots_per_cell: int, duration_s: float, settle_s: float) -> dict:
-    """Every robot walks forward from its cell's centre (robot ``i`` on cell ``i // robots_per_cell``, the layout of
-    ``terrain_cells.cells_generator``); returns the terrain recorder's report
+def terrain_rollout(
+    steps: GuardedSteps, policy, cells, robots_per_cell: int, duration_s: float, settle_s: float
+) -> dict:
+    """Stepping through ``steps``, every robot walks forward from its cell's centre (robot ``i`` on cell
+    ``i // robots_per_cell``, the layout of ``terrain_cells.cells_generator``); returns the terrain recorder's report
     (:meth:`~go2_locomotion.evaluation.terrain.TerrainRecorder.report`) and the success distance."""
     import torch
 
+    env = steps.env
     unwrapped = env.unwrapped
     obs = _fixed_commands(env)([terrain_eval.FORWARD_SPEED, 0.0, 0.0])
     terrain = unwrapped.scene.terrain
@@ -365,7 +387,7 @@ def terrain_rollout(env, policy, cells, robots_per_cell: int, duration_s: float,
     robot = unwrapped.scene["robot"]
     for _ in range(round(duration_s / unwrapped.step_dt)):
         with torch.inference_mode():
-            obs, _, _, _ = env.step(policy(obs))
+            obs, _, _, _ = steps.step(policy(obs))
         recorder.record(
             distance=np.linalg.norm(_np(robot.data.root_pos_w)[:, :2] - origins, axis=1),
             lin_vel_b=_np(robot.data.root_lin_vel_b),

@@ -14,8 +14,9 @@ import threading
 import time
 from collections.abc import Callable
 
-STALLED_EXIT_CODE = 75
-"""``EX_TEMPFAIL``: the run stalled; rerunning the same ``--resume auto`` command continues it."""
+from ..errors import STALLED_EXIT_CODE
+
+__all__ = ["STALLED_EXIT_CODE", "StallWatchdog"]
 
 
 class StallWatchdog:
