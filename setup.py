@@ -37,6 +37,7 @@ setup(
         # ranges of Isaac Lab 3.0's own `viser` and `video` extras
         "viser>=1.0.16",
         "moviepy>=1.0.3,<2",
+        "tqdm",  # progress of long evaluations on stderr
     ],
     extras_require={
         # Only to rebuild the Go2 USD after changing its description (the package ships the asset of its own);

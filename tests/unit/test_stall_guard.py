@@ -3,6 +3,7 @@ state before that step is written, the line names the fastest and the non-finite
 
 from __future__ import annotations
 
+import io
 import threading
 from types import SimpleNamespace
 
@@ -92,3 +93,24 @@ def test_state_line_orders_robots_by_speed(robots):
     expected = ["robot 1: 9.00 m/s, -2.00 m over its origin", "robot 2: 2.00 m/s, +0.30 m over its origin",
                 "robot 0: 1.00 m/s, +0.10 m over its origin"]  # fmt: skip
     assert parts[1:] == expected[:robots]
+
+
+class _Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_the_progress_bar_counts_simulated_seconds_on_a_terminal_only(tmp_path):
+    from go2_locomotion.training.evaluate import progress_bar
+
+    assert progress_bar("model_1: 5 cells", 20.0, 0.02, stream=io.StringIO()) is None  # a log file, CI
+    assert progress_bar("model_1: 5 cells", 20.0, 0.02, quiet=True, stream=_Terminal()) is None
+    terminal = _Terminal()
+    bar = progress_bar("model_1: 5 cells", 20.0, 0.02, stream=terminal)
+    env = _HangingEnv(hang_at=-1)
+    with GuardedSteps(env, 0, "evaluate", tmp_path, progress=bar) as steps:
+        for _ in range(250):  # 5 simulated seconds of 20
+            steps.step(torch.zeros(3, 12))
+    line = terminal.getvalue().replace("\r", "\n").strip().splitlines()[-1]
+    # 5 of 20 simulated seconds, their rate per wall-clock second and the time left
+    assert line.startswith("model_1: 5 cells:  25%|") and "| 5.0/20.0 [" in line and " sim s/s]" in line, line

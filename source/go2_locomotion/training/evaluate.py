@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -89,6 +90,9 @@ def build_parser() -> argparse.ArgumentParser:
         group.add_argument("--run", type=Path, default=None, help="Evaluate this run's checkpoints; name the best.")
         group.add_argument("--every", type=int, default=1, help="With --run: every K-th checkpoint (and the last).")
         group.add_argument("--compare", nargs=2, type=Path, metavar=("A", "B"), help="Print two reports side by side.")
+        group.add_argument(
+            "--quiet", action="store_true", help="No progress bar (there is none when stderr is not a terminal)."
+        )
         group.add_argument(
             "--stall_timeout",
             type=float,
@@ -206,7 +210,14 @@ def _main(argv: list[str] | None) -> int:
             }
             folder = "evaluation_terrain" if cells else "evaluation"
             out = _out_dir(args, checkpoint, session.work_dir, checkpoints, folder)
-            guard = GuardedSteps(env, args.stall_timeout, f"evaluate (--stall_timeout {args.stall_timeout:g})", out)
+            label = f"{checkpoint.stem}: {len(cells)} cells" if cells else f"{checkpoint.stem}: {len(grid)} commands"
+            guard = GuardedSteps(
+                env,
+                args.stall_timeout,
+                f"evaluate (--stall_timeout {args.stall_timeout:g})",
+                out,
+                progress=progress_bar(label, args.duration, env.unwrapped.step_dt, quiet=args.quiet),
+            )
             if cells:
                 with guard:
                     figures = terrain_rollout(guard, policy, cells, args.robots_per_cell, args.duration, args.settle)
@@ -247,6 +258,18 @@ def _main(argv: list[str] | None) -> int:
         if checkpoints and results:
             _write_run_report(results, args.out or args.run / "evaluation")
     return 0
+
+
+def progress_bar(label: str, duration_s: float, step_dt: float, quiet: bool = False, stream=None):
+    """A bar of simulated seconds on stderr (done, rate, time left), or ``None`` with ``quiet`` or when the stream is
+    not a terminal (a log file, CI)."""
+    from tqdm import tqdm
+
+    stream = sys.stderr if stream is None else stream
+    if quiet or not stream.isatty():
+        return None
+    steps = round(duration_s / step_dt)
+    return tqdm(total=steps, desc=label, unit=" sim s", unit_scale=step_dt, file=stream, dynamic_ncols=True)
 
 
 def _out_dir(args, checkpoint: Path, work_dir: Path, checkpoints: list | None, folder: str) -> Path:

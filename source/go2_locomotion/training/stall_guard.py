@@ -85,11 +85,13 @@ class GuardedSteps:
         timeout_s: Seconds one environment step may take before the process ends with exit code 75.
         what: The command and setting that bound it, for the message (e.g. ``"evaluate (--stall_timeout 300)"``).
         record: Folder for :data:`STALL_FILE`; ``None`` writes no state.
+        progress: A progress bar (``tqdm``) advanced by one per step, closed on exit; ``None``: none.
         exit: What ends the process (tests record it instead).
     """
 
-    def __init__(self, env, timeout_s: float, what: str, record: Path | None, *, exit=os._exit) -> None:
+    def __init__(self, env, timeout_s: float, what: str, record: Path | None, *, progress=None, exit=os._exit) -> None:
         self.env = env
+        self.progress = progress
         self.what = what
         self.record = record
         self._state: dict | None = None
@@ -104,6 +106,8 @@ class GuardedSteps:
     def __exit__(self, *exc) -> None:
         if self._watchdog is not None:
             self._watchdog.stop()
+        if self.progress is not None:
+            self.progress.close()
 
     def step(self, actions: torch.Tensor):
         """``env.step(actions)``, with the robots' state kept first when a watchdog runs."""
@@ -113,6 +117,8 @@ class GuardedSteps:
         self._steps += 1
         if self._watchdog is not None:
             self._watchdog.beat()
+        if self.progress is not None:
+            self.progress.update(1)
         return result
 
     def _on_stall(self, seconds: float) -> None:
