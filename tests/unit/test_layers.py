@@ -14,6 +14,7 @@ PACKAGE = Path(__file__).parents[2] / "source" / "go2_locomotion"
 UNITS = {
     "go2_locomotion": "base",
     "go2_locomotion.versions": "base",
+    "go2_locomotion.catalog": "base",
     "go2_locomotion.errors": "base",
     "go2_locomotion.dotted": "base",
     "go2_locomotion.plotting": "base",

@@ -7,6 +7,7 @@ mini-batches of 24,576, 5 epochs: 20 optimizer steps per iteration.
 from isaaclab.utils import configclass
 from isaaclab_rl.rsl_rl import RslRlMLPModelCfg, RslRlOnPolicyRunnerCfg, RslRlPpoAlgorithmCfg, RslRlSymmetryCfg
 
+from ..catalog import GO2_FLAT, GO2_ROUGH
 from ..tasks.mdp.symmetry import mirror_left_right
 
 GO2_SYMMETRY = RslRlSymmetryCfg(
@@ -29,7 +30,7 @@ class Go2RoughPPORunnerCfg(RslRlOnPolicyRunnerCfg):
     num_steps_per_env = 24
     max_iterations = 1500
     save_interval = 50
-    experiment_name = "go2_rough"
+    experiment_name = GO2_ROUGH.experiment
     stall_timeout_s: float = 600.0
     """Seconds without a finished iteration before the run exits with code 75 for ``--resume auto`` (0: off); an
     iteration takes 1-20 s on a GPU or with the CPU recipe, and OvPhysX's step can hang on rough terrain."""
@@ -65,6 +66,6 @@ class Go2FlatPPORunnerCfg(Go2RoughPPORunnerCfg):
     def __post_init__(self):
         super().__post_init__()
         self.max_iterations = 300
-        self.experiment_name = "go2_flat"
+        self.experiment_name = GO2_FLAT.experiment
         self.actor.hidden_dims = [128, 128, 128]
         self.critic.hidden_dims = [128, 128, 128]

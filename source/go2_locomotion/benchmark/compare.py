@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
+from ..catalog import GO2_FLAT, GO2_ROUGH
 from ..plotting import figure
 from ..versions import package_versions
 from . import registration
@@ -35,8 +36,8 @@ RECORDED_PACKAGES = (
 """Distributions whose versions a benchmark result records."""
 
 PAIRS = {
-    "flat": ("Go2-Flat", "Go2-Upstream-Flat-Offline"),
-    "rough": ("Go2-Rough", "Go2-Upstream-Rough-Offline"),
+    "flat": (GO2_FLAT.id, "Go2-Upstream-Flat-Offline"),
+    "rough": (GO2_ROUGH.id, "Go2-Upstream-Rough-Offline"),
 }
 """Task pairs: name -> (ours, upstream comparator)."""
 

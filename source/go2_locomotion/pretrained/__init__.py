@@ -11,13 +11,15 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from ..catalog import DEFAULT_TASK, TRAINING_TASKS
+
 KEYWORD = "pretrained"
 """The ``--checkpoint`` / ``--bundle`` value that selects a shipped policy."""
 
 FOLDER = Path(__file__).parent
 """Where the shipped policies live (inside the installed package)."""
 
-FOLDERS = {"Go2-Flat": "go2_flat", "Go2-Rough": "go2_rough"}
+FOLDERS = {task.id: task.experiment for task in TRAINING_TASKS.values()}
 """Training task id -> the folder its shipped policy lives in (``ship`` writes there)."""
 
 POLICIES = {task: name for task, name in FOLDERS.items() if (FOLDER / name / "provenance.json").is_file()}
@@ -50,7 +52,7 @@ def checkpoint(task: str) -> Path:
     return found[-1]
 
 
-def bundle(task: str = "Go2-Flat") -> Path:
+def bundle(task: str = DEFAULT_TASK.id) -> Path:
     """The shipped deploy bundle (``policy.onnx`` + ``deploy.yaml``) of a training task id."""
     path = folder(task) / "exported"
     if not (path / "deploy.yaml").is_file():

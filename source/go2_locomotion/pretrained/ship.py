@@ -21,6 +21,7 @@ from pathlib import Path
 
 import torch
 
+from ..catalog import TRAINING_TASKS
 from ..errors import STALLED_EXIT_CODE
 from ..training import curves, run_params, warm_start
 from . import FOLDERS, KEYWORD, POLICIES
@@ -42,10 +43,10 @@ TERRAIN_EVALUATIONS = {
 """Shipped with a policy of a task with generated terrain (Go2-Rough): the default terrain grid on each backend (and
 in MuJoCo from the bundle, ``evaluation/mujoco_terrain``)."""
 
-TERRAIN_TASKS = ("Go2-Rough",)
+TERRAIN_TASKS = tuple(task.id for task in TRAINING_TASKS.values() if task.terrain)
 """Tasks with generated terrain: their shipped policy gets :data:`TERRAIN_EVALUATIONS` too."""
 
-MUJOCO_TASKS = ("Go2-Flat", "Go2-Rough")
+MUJOCO_TASKS = tuple(TRAINING_TASKS)
 """Tasks whose shipped policy is also evaluated in plain MuJoCo (the command grid on a plane, ``evaluation/mujoco``;
 for Go2-Rough its level ground)."""
 

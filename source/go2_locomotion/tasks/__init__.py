@@ -6,29 +6,45 @@ Isaac Lab 3.0's play and export entrypoints apply to the training id, and shares
 
 import functools
 
+from ..catalog import GO2_FLAT, GO2_ROUGH, TRAINING_TASKS
 from .flat_env_cfg import Go2FlatEnvCfg
 from .registry import register_tasks
 from .velocity_env_cfg import Go2RoughEnvCfg
 
-_AGENTS = "go2_locomotion.agents.rsl_rl_ppo_cfg"
+_PPO = "go2_locomotion.agents.rsl_rl_ppo_cfg"
+_FAST_SAC = "go2_locomotion.agents.fast_sac_cfg"
+
+CONFIGS = {
+    # training task id: (env cfg, play env cfg, PPO runner cfg, FastSAC runner cfg) entry points
+    GO2_ROUGH.id: (
+        f"{__name__}.velocity_env_cfg:Go2RoughEnvCfg",
+        f"{__name__}:go2_rough_play_env_cfg",
+        f"{_PPO}:Go2RoughPPORunnerCfg",
+        f"{_FAST_SAC}:Go2RoughFastSacRunnerCfg",
+    ),
+    GO2_FLAT.id: (
+        f"{__name__}.flat_env_cfg:Go2FlatEnvCfg",
+        f"{__name__}:go2_flat_play_env_cfg",
+        f"{_PPO}:Go2FlatPPORunnerCfg",
+        f"{_FAST_SAC}:Go2FlatFastSacRunnerCfg",
+    ),
+}
+"""The configs of each training task of :data:`go2_locomotion.catalog.TRAINING_TASKS`."""
 
 TASKS = {
-    # id: (env cfg entry point, RSL-RL runner cfg entry point)
-    "Go2-Rough": (f"{__name__}.velocity_env_cfg:Go2RoughEnvCfg", f"{_AGENTS}:Go2RoughPPORunnerCfg"),
-    "Go2-Flat": (f"{__name__}.flat_env_cfg:Go2FlatEnvCfg", f"{_AGENTS}:Go2FlatPPORunnerCfg"),
-    "Go2-Rough-Play": (f"{__name__}:go2_rough_play_env_cfg", f"{_AGENTS}:Go2RoughPPORunnerCfg"),
-    "Go2-Flat-Play": (f"{__name__}:go2_flat_play_env_cfg", f"{_AGENTS}:Go2FlatPPORunnerCfg"),
+    id_: (env, ppo)
+    for task, (env, play, ppo, _) in CONFIGS.items()
+    for id_, env in ((task, env), (TRAINING_TASKS[task].play_id, play))
 }
-"""The registered task ids."""
+"""The registered task ids: id -> (env cfg entry point, RSL-RL runner cfg entry point)."""
 
 FAST_SAC_ENTRY_POINT = "fast_sac_cfg_entry_point"
 """``--agent`` key of the FastSAC learner (:mod:`go2_locomotion.agents.fast_sac_cfg`)."""
 
-_FAST_SAC = "go2_locomotion.agents.fast_sac_cfg"
-
 AGENTS = {
-    task: {FAST_SAC_ENTRY_POINT: f"{_FAST_SAC}:{'Go2Rough' if 'Rough' in task else 'Go2Flat'}FastSacRunnerCfg"}
-    for task in TASKS
+    id_: {FAST_SAC_ENTRY_POINT: sac}
+    for task, (*_, sac) in CONFIGS.items()
+    for id_ in (task, TRAINING_TASKS[task].play_id)
 }
 """Agent entry points beside RSL-RL PPO's, per task id (the -Play ids share their training task's)."""
 

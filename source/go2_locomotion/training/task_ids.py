@@ -6,9 +6,8 @@ import difflib
 
 import gymnasium as gym
 
+from ..catalog import PLAY_SUFFIX
 from ..errors import UsageError
-
-PLAY_SUFFIX = "-Play"
 
 
 def check_task(task: str | None) -> str:

@@ -21,10 +21,11 @@ from pathlib import Path
 
 import torch
 
+from ..catalog import TRAINING_TASKS
 from ..errors import UsageError
 from .preflight import config_observation_term_widths
 
-SOURCES = {"Go2-Rough": "Go2-Flat"}
+SOURCES = {task.id: task.warm_start_from for task in TRAINING_TASKS.values() if task.warm_start_from}
 """Training task id -> the task whose checkpoints it can start from."""
 
 RECORD_FILE = "warm_start.json"

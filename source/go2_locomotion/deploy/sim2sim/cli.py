@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ... import pretrained
+from ... import catalog, pretrained
 from ...errors import USAGE_EXIT_CODE, UsageError, check_writable, exit_on_usage_error, prepare_output_file
 from ...evaluation import report as reports
 from ...evaluation import terrain as terrain_eval
@@ -123,7 +123,7 @@ def main(argv: list[str] | None = None) -> int:
     return exit_on_usage_error(_main)
 
 
-DEFAULT_TASK = "Go2-Flat"
+DEFAULT_TASK = catalog.DEFAULT_TASK.id
 """Whose shipped policy ``--bundle pretrained`` runs without ``--task``."""
 
 GRID_DURATION_S = 20.0
