@@ -11,12 +11,12 @@ environments: the sensor's xy is the robot's only in lexicographic order; the ba
 second on the shipped flat policy's first rough iterations was -1.6 against Go2-Flat's -0.05. Newton is not
 affected (its sensor rows are in environment order).
 
-:func:`height_scanner` is the height scanner's ``class_type``: Isaac Lab's backend-dispatching ``RayCaster``,
-except on OvPhysX, where :class:`EnvOrderedOvPhysxRayCaster` reorders the binding's rows into environment order
-(read from the binding's own ``prim_paths``) before the rays are cast. ``tests/sim/test_height_scan.py`` checks
-the scan sits under its own robot on both engines, and that the raw upstream binding is still lexicographic:
-when that test fails, upstream has fixed the bug and this module can go. The factory also drops Isaac Lab's stale
-ray-cast meshes (:mod:`.ray_caster_meshes`, a second upstream bug).
+:func:`height_scanner_class` is the class under the tasks' height scanner (``tasks/height_scanner.py``): Isaac
+Lab's backend-dispatching ``RayCaster``, except on OvPhysX, where :class:`EnvOrderedOvPhysxRayCaster` reorders the
+binding's rows into environment order (read from the binding's own ``prim_paths``) before the rays are cast.
+``tests/sim/test_height_scan.py`` checks the scan sits under its own robot on both engines, and that the raw
+upstream binding is still lexicographic: when that test fails, upstream has fixed the bug and this module can go.
+Choosing the class also drops Isaac Lab's stale ray-cast meshes (:mod:`.ray_caster_meshes`, a second upstream bug).
 """
 
 from __future__ import annotations
@@ -85,13 +85,13 @@ def _ovphysx_class():
     return EnvOrderedOvPhysxRayCaster
 
 
-def height_scanner(cfg, *args, **kwargs):
-    """The ray caster for ``cfg`` on the active physics backend, in environment order on every backend, reading
-    the terrain of its own stage (:func:`.ray_caster_meshes.forget_cached_meshes`)."""
+def height_scanner_class(cfg) -> type:
+    """The ray-caster class for ``cfg`` on the active physics backend, in environment order on every backend; a
+    scanner made next reads the terrain of its own stage (:func:`.ray_caster_meshes.forget_cached_meshes`)."""
     from isaaclab.sensors import RayCaster
 
     ray_caster_meshes.forget_cached_meshes(list(cfg.mesh_prim_paths))
     backend_class = RayCaster.resolve_class(cfg)
     if backend_class.__module__.startswith("isaaclab_ov."):
-        return _ovphysx_class()(cfg, *args, **kwargs)
-    return backend_class(cfg, *args, **kwargs)
+        return _ovphysx_class()
+    return backend_class

@@ -129,6 +129,38 @@ def ray_caster_mesh_loading(ray_caster_cls) -> str:
     return inspect.getsource(_attribute(ray_caster_cls, name, ray_caster_cls.__name__, "isaaclab"))
 
 
+@functools.cache
+def check_height_grid_scanner(ray_caster_cls) -> None:
+    """The ray caster's hooks :mod:`go2_locomotion.tasks.height_scanner` extends (on every backend):
+    ``_initialize_impl`` and ``_update_buffers_impl(env_mask)`` (the sensor's start and its update of the masked
+    environments), ``_update_ray_infos(env_mask)`` (Isaac Lab's kernel writing ``pos_w``, ``quat_w`` and the world
+    ray starts ``self._ray_starts_w`` made by ``_initialize_rays_impl``), ``get_world_poses`` (on Newton it brings
+    the model's poses up to date first), and the ``_device`` and ``_data`` the base classes set."""
+    owner = ray_caster_cls.__name__
+    for name in ("_initialize_impl", "_update_buffers_impl", "_update_ray_infos", "_initialize_rays_impl"):
+        _require(callable(getattr(ray_caster_cls, name, None)), f"{owner}.{name}", "isaaclab")
+    _require(callable(getattr(ray_caster_cls, "get_world_poses", None)), f"{owner}.get_world_poses", "isaaclab")
+    parameters = list(inspect.signature(ray_caster_cls._update_buffers_impl).parameters)
+    _require(parameters == ["self", "env_mask"], f"{owner}._update_buffers_impl(self, env_mask)", "isaaclab")
+    rays = inspect.getsource(ray_caster_cls._initialize_rays_impl)
+    _require("self._ray_starts_w =" in rays, f"{owner}._ray_starts_w", "isaaclab")
+    sources = "".join(inspect.getsource(cls) for cls in ray_caster_cls.__mro__ if cls.__module__.startswith("isaac"))
+    for name in ("self._device =", "self._data ="):
+        _require(name in sources, f"{owner}.{name.removeprefix('self.').removesuffix(' =')}", "isaaclab")
+
+
+def ray_cast_mesh(sensor):
+    """The Warp mesh of the sensor's one mesh prim (``BaseRayCaster.meshes[(prim path, device)]``), loaded by
+    ``BaseRayCaster._initialize_warp_meshes`` where the backend's caster loaded none (Newton's casts at its scene's
+    shapes)."""
+    from isaaclab.sensors.ray_caster.base_ray_caster import BaseRayCaster
+
+    key = (sensor.cfg.mesh_prim_paths[0], _attribute(sensor, "_device", type(sensor).__name__, "isaaclab"))
+    if key not in BaseRayCaster.meshes:
+        _attribute(BaseRayCaster, "_initialize_warp_meshes", "BaseRayCaster", "isaaclab")(sensor)
+    return BaseRayCaster.meshes[key]
+
+
 def ovphysx_ray_caster_rows(sensor) -> list[str]:
     """The prim paths of an OvPhysX ray caster's pose binding, in its row order (``_ovphysx_body_view``)."""
     return list(_attribute(sensor, "_ovphysx_body_view", type(sensor).__name__, "isaaclab").prim_paths)

@@ -6,7 +6,7 @@ garbage-collected, which a closed environment's scanner need not be yet; so a se
 process with another terrain at the same path (``/World/ground``) casts its rays on the first environment's
 terrain. Measured: the sim tests' second terrain read heights 0.70 m off. :func:`forget_cached_meshes` drops the
 entries of a new scanner's paths when it is made (the tasks' height scanner factory,
-:func:`.ovphysx_ray_caster.height_scanner`), so it reads its own stage.
+:func:`.ovphysx_ray_caster.height_scanner_class`), so it reads its own stage.
 
 ``tests/unit/test_compat_ray_caster.py::test_upstream_mesh_cache_still_process_wide`` checks that the cache is still
 keyed by path and device alone (:func:`defect_present`), and ``tests/sim/test_height_scan.py`` that a second

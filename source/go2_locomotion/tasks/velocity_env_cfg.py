@@ -39,8 +39,8 @@ from isaaclab_tasks.utils import PresetCfg
 from ..assets.go2 import GO2_CFG, STANDING_BASE_HEIGHT
 from ..assets.go2_description import FOOT_BODIES
 from ..compat import PATCH_LAUNCHER
-from ..compat.ovphysx_ray_caster import height_scanner
 from . import mdp
+from .height_scanner import HeightScannerCfg
 
 DECIMATION = 4
 """Physics steps per policy step: 200 Hz physics, 50 Hz policy."""
@@ -195,9 +195,9 @@ class Go2SceneCfg(InteractiveSceneCfg):
     robot: ArticulationCfg = GO2_CFG.replace(prim_path="{ENV_REGEX_NS}/Robot")
     """The Go2."""
 
-    height_scanner: RayCasterCfg | None = RayCasterCfg(
-        # Isaac Lab's ray caster; on OvPhysX put back into environment order (an upstream bug, see the module)
-        class_type=height_scanner,
+    height_scanner: HeightScannerCfg | None = HeightScannerCfg(
+        # Isaac Lab's ray caster (on OvPhysX put back into environment order, an upstream bug), its heights from a
+        # height grid of the terrain or cast (height_source)
         prim_path="{ENV_REGEX_NS}/Robot/base",
         offset=RayCasterCfg.OffsetCfg(pos=(0.0, 0.0, 20.0)),
         ray_alignment="yaw",
@@ -207,7 +207,7 @@ class Go2SceneCfg(InteractiveSceneCfg):
         global_world_only=True,
     )
     """17 x 11 = 187 ground heights under the trunk on a 1.6 m x 1.0 m grid at 0.1 m. It has no update period:
-    sensors update lazily, so rays are cast only when a term reads them (once per policy step)."""
+    sensors update lazily, so heights are read only when a term reads them (once per policy step)."""
 
     contact_forces = ContactSensorCfg(prim_path="{ENV_REGEX_NS}/Robot/[^/]*", history_length=3, track_air_time=True)
     """Net contact force on every body, with 3 physics steps of history and foot air time."""

@@ -104,6 +104,12 @@ def validate(env_cfg, agent_cfg) -> list[str]:
             f"{dt * decimation} s, got {length}"
         )
 
+    scanner = check.value("env.scene.height_scanner")
+    if hasattr(scanner, "height_source"):
+        from ..tasks.height_scanner import config_problems
+
+        check.problems += config_problems(scanner)
+
     device_problem = check_device(check.value("env.sim.device"))
     if device_problem:
         check.problems.append(f"env.sim.device {device_problem}")

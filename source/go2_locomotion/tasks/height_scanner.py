@@ -1,0 +1,181 @@
+"""The tasks' height scanner: Isaac Lab's ray caster (on OvPhysX in environment order, :mod:`..compat`), whose ground
+heights come either from its ray cast or from a height grid of the terrain (:mod:`.height_grid`) built once when
+the sensor starts, after the terrain exists.
+
+Invariant: both sources fill the same outputs the same way (``pos_w``, ``quat_w``, ``ray_hits_w``, and on Newton
+``ray_distances``), from the ray starts Isaac Lab's own kernel computes; so ``mdp.height_scan`` and
+``base_height_l2`` read the same numbers: the grid equals the ray cast at every ray (interpolated off walls, cast on
+them), checked on both engines by ``tests/sim/test_height_grid.py``.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import math
+import time
+from typing import Literal
+
+import torch
+from isaaclab.sensors import RayCasterCfg
+from isaaclab.utils import configclass
+
+from ..compat import private_api
+from ..compat.ovphysx_ray_caster import height_scanner_class
+from ..errors import UsageError
+from . import height_grid
+
+# Imported inside functions: Warp and Isaac Lab's sensor classes and kernels, which load USD (pxr) and so come after
+# the launch (the task configs that name the factory stay free of pxr).
+
+HEIGHT_SOURCES = ("height_grid", "ray_cast")
+"""Where the scanner's heights come from (:attr:`HeightScannerCfg.height_source`)."""
+
+FIELD = "env.scene.height_scanner"
+"""The scanner's config path on the command line, as user errors name it."""
+
+logger = logging.getLogger(__name__)
+
+
+def make_height_scanner(cfg: HeightScannerCfg, *args, **kwargs):
+    """The height scanner for ``cfg`` (its ``class_type``): the backend's ray caster in environment order, reading
+    its heights from a height grid when ``cfg.height_source`` is ``"height_grid"``.
+
+    Raises:
+        UsageError: Naming the field, for a source or resolution out of its domain or rays the grid cannot read.
+    """
+    problems = config_problems(cfg)
+    if problems:
+        raise UsageError(*problems)
+    ray_caster = height_scanner_class(cfg)
+    if cfg.height_source == "ray_cast":
+        return ray_caster(cfg, *args, **kwargs)
+    return _height_grid_class(ray_caster)(cfg, *args, **kwargs)
+
+
+@configclass
+class HeightScannerCfg(RayCasterCfg):
+    """Isaac Lab's ray-caster config, and where the heights come from."""
+
+    class_type: type | str = make_height_scanner
+
+    height_source: Literal["height_grid", "ray_cast"] = "ray_cast"
+    """``"height_grid"``: heights interpolated from a grid of the terrain built once at start-up, the rays that land
+    in a cell a step's riser touches cast (equal to the ray cast to 6 um on both engines, tests/sim/
+    test_height_grid.py); ``"ray_cast"``: every ray cast at the terrain mesh at each update, as Isaac Lab does."""
+
+    grid_resolution: float = 0.05
+    """Height-grid node spacing [m]: half the terrain generator's horizontal scale (0.1 m), so every height-field
+    vertex is a node and the height-field terrains are reproduced exactly; a riser on a node line costs a band of
+    2 x 5 cm of cast rays. Go2-Rough's 120 m x 200 m terrain: 2,401 x 4,001 nodes, 38 MB of heights + 10 MB of
+    wall flags."""
+
+
+def config_problems(cfg, path: str = FIELD) -> list[str]:
+    """One message per field of a height-scanner config out of its domain (empty when usable)."""
+    source = getattr(cfg, "height_source", "ray_cast")
+    if source not in HEIGHT_SOURCES:
+        return [f"{path}.height_source must be one of {list(HEIGHT_SOURCES)}, got {source!r}"]
+    if source == "ray_cast":
+        return []
+    problems = []
+    resolution = cfg.grid_resolution
+    if isinstance(resolution, bool) or not isinstance(resolution, int | float) or not 0 < resolution < math.inf:
+        problems.append(f"{path}.grid_resolution must be a finite number > 0 [m], got {resolution!r}")
+    if cfg.ray_alignment not in ("yaw", "world") or tuple(cfg.offset.rot) != (0.0, 0.0, 0.0, 1.0):
+        problems.append(
+            f"{path}.height_source 'height_grid' reads the ground below each ray start and needs rays that stay "
+            f"vertical (ray_alignment 'yaw' or 'world', offset.rot identity), got ray_alignment "
+            f"{cfg.ray_alignment!r} and offset.rot {tuple(cfg.offset.rot)}; use height_source=ray_cast"
+        )
+    direction = tuple(getattr(cfg.pattern_cfg, "direction", (0.0, 0.0, -1.0)))
+    if direction != (0.0, 0.0, -1.0):
+        problems.append(
+            f"{path}.height_source 'height_grid' needs rays cast straight down, got pattern_cfg.direction "
+            f"{direction}; use height_source=ray_cast"
+        )
+    return problems
+
+
+@functools.cache
+def _height_grid_class(ray_caster: type) -> type:
+    """``ray_caster`` with its heights read from a height grid of the terrain."""
+    import warp as wp  # after the launch: Warp and Isaac Lab's kernel
+    from isaaclab.utils.warp.kernels import raycast_mesh_masked_kernel
+
+    private_api.check_height_grid_scanner(ray_caster)
+
+    class HeightGridScanner(ray_caster):
+        """The ray caster, its heights read from a height grid built when it starts; rays in wall cells cast."""
+
+        def _initialize_impl(self) -> None:
+            super()._initialize_impl()
+            mesh, start = private_api.ray_cast_mesh(self), time.perf_counter()
+            self.height_grid = height_grid.rasterise(mesh, self.cfg.grid_resolution)
+            """The terrain's height grid."""
+            grid = self.height_grid
+            logger.info(
+                "height grid of %s: %d x %d nodes at %g m (%.0f MB), %.1f %% wall cells, built in %.1f s",
+                self.cfg.mesh_prim_paths[0],
+                *grid.heights.shape,
+                grid.resolution,
+                grid.nbytes / 1e6,
+                100 * float(grid.walls.float().mean()),
+                time.perf_counter() - start,
+            )
+            self._go2_mesh_id = mesh.id
+            self._go2_starts = wp.to_torch(self._ray_starts_w)  # [N, B, 3] world ray starts, Isaac Lab's kernel's
+            self._go2_one = wp.ones(1, dtype=wp.bool, device=self._device)
+            self._go2_dummy = (
+                wp.empty((1, 1), dtype=wp.float32, device=self._device),
+                wp.empty((1, 1), dtype=wp.vec3f, device=self._device),
+            )
+            normals = getattr(self._data, "ray_normals_w", None)
+            if normals is not None:  # Newton's data: the grid gives no normals
+                normals.torch.fill_(math.nan)
+
+        def _update_buffers_impl(self, env_mask) -> None:
+            self.get_world_poses()  # Newton: brings its model's poses up to date, as its ray cast does first
+            self._update_ray_infos(env_mask)  # Isaac Lab's kernel: sensor poses, world ray starts
+            rows = wp.to_torch(env_mask)
+            rows = slice(None) if bool(rows.all()) else rows.nonzero().squeeze(-1)
+            starts = self._go2_starts[rows]
+            z, wall = self.height_grid.sample(starts[..., 0], starts[..., 1])
+            if bool(wall.any()):
+                z[wall] = self._cast(starts[wall])
+            distance = starts[..., 2] - z
+            z = torch.where(distance <= self.cfg.max_distance, z, math.inf)
+            hits = torch.stack((starts[..., 0], starts[..., 1], z + self.ray_cast_drift.torch[rows, 2:3]), dim=-1)
+            self._data.ray_hits_w.torch[rows] = hits
+            distances = getattr(self._data, "ray_distances", None)
+            if distances is not None:
+                distances.torch[rows] = torch.where(z.isinf(), math.inf, distance)
+
+        def _cast(self, starts: torch.Tensor) -> torch.Tensor:
+            """Heights [m] where rays from ``starts`` ``[M, 3]`` straight down hit the mesh (``inf``: a miss),
+            cast as Isaac Lab's ray caster does."""
+            count = starts.shape[0]
+            starts = starts.reshape(1, count, 3).contiguous()
+            directions = torch.zeros_like(starts)
+            directions[..., 2] = -1.0
+            hits = torch.full_like(starts, math.inf)
+            wp.launch(
+                raycast_mesh_masked_kernel,
+                dim=(1, count),
+                inputs=[
+                    self._go2_mesh_id,
+                    self._go2_one,
+                    wp.from_torch(starts, dtype=wp.vec3f),
+                    wp.from_torch(directions, dtype=wp.vec3f),
+                    float(self.cfg.max_distance),
+                    0,
+                    0,
+                    wp.from_torch(hits, dtype=wp.vec3f),
+                    *self._go2_dummy,
+                ],
+                device=self._device,
+            )
+            return hits[0, :, 2]
+
+    HeightGridScanner.__name__ = HeightGridScanner.__qualname__ = f"HeightGrid{ray_caster.__name__}"
+    return HeightGridScanner
