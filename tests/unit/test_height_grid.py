@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import torch
 
-from go2_locomotion.tasks.height_grid import HeightGrid, node_range, rasterise, wall_cells
+from go2_locomotion.tasks.height_grid import GridTooLarge, HeightGrid, node_range, rasterise, wall_cells
 from go2_locomotion.tasks.height_scanner import config_problems
 from go2_locomotion.tasks.velocity_env_cfg import Go2RoughEnvCfg
 
@@ -74,6 +74,12 @@ def test_a_plane_and_a_slope_read_their_heights():
     z, wall = _at(slope, (1.3, 0.45), (0.1, 0.9), (1.99, 0.01))
     assert z == pytest.approx([0.31, 0.07, 0.448], abs=1e-6)
     assert not any(wall)
+
+
+def test_a_mesh_too_large_for_a_grid_is_refused_before_it_is_cast():
+    # Isaac Lab's ground plane is a 2,000 km square: at 1 m, 2,000,001^2 = 4.0e12 nodes, over 2^27
+    with pytest.raises(GridTooLarge, match=r"spans 2e\+06 m x 2e\+06 m: 4e\+12 nodes at 1 m, over 134,217,728"):
+        rasterise(_quads_mesh([_quad(-1e6, 1e6, -1e6, 1e6, 0.0)]), 1.0)
 
 
 @pytest.mark.parametrize(("edge", "wall_columns"), [(1.0, [3, 4]), (1.1, [4])])

@@ -134,8 +134,9 @@ def check_height_grid_scanner(ray_caster_cls) -> None:
     """The ray caster's hooks :mod:`go2_locomotion.tasks.height_scanner` extends (on every backend):
     ``_initialize_impl`` and ``_update_buffers_impl(env_mask)`` (the sensor's start and its update of the masked
     environments), ``_update_ray_infos(env_mask)`` (Isaac Lab's kernel writing ``pos_w``, ``quat_w`` and the world
-    ray starts ``self._ray_starts_w`` made by ``_initialize_rays_impl``), ``get_world_poses`` (on Newton it brings
-    the model's poses up to date first), and the ``_device`` and ``_data`` the base classes set."""
+    rays ``self._ray_starts_w`` / ``_ray_directions_w`` made by ``_initialize_rays_impl``), ``get_world_poses`` (on
+    Newton it brings the model's poses up to date first), and the ``_device``, ``_num_envs`` and ``_data`` the base
+    classes set."""
     owner = ray_caster_cls.__name__
     for name in ("_initialize_impl", "_update_buffers_impl", "_update_ray_infos", "_initialize_rays_impl"):
         _require(callable(getattr(ray_caster_cls, name, None)), f"{owner}.{name}", "isaaclab")
@@ -143,9 +144,10 @@ def check_height_grid_scanner(ray_caster_cls) -> None:
     parameters = list(inspect.signature(ray_caster_cls._update_buffers_impl).parameters)
     _require(parameters == ["self", "env_mask"], f"{owner}._update_buffers_impl(self, env_mask)", "isaaclab")
     rays = inspect.getsource(ray_caster_cls._initialize_rays_impl)
-    _require("self._ray_starts_w =" in rays, f"{owner}._ray_starts_w", "isaaclab")
+    for name in ("self._ray_starts_w =", "self._ray_directions_w ="):
+        _require(name in rays, f"{owner}.{name.removeprefix('self.').removesuffix(' =')}", "isaaclab")
     sources = "".join(inspect.getsource(cls) for cls in ray_caster_cls.__mro__ if cls.__module__.startswith("isaac"))
-    for name in ("self._device =", "self._data ="):
+    for name in ("self._device =", "self._num_envs =", "self._data ="):
         _require(name in sources, f"{owner}.{name.removeprefix('self.').removesuffix(' =')}", "isaaclab")
 
 

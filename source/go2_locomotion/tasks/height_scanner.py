@@ -16,7 +16,7 @@ import math
 import time
 from typing import Literal
 
-import torch
+import warp as wp
 from isaaclab.sensors import RayCasterCfg
 from isaaclab.utils import configclass
 
@@ -24,9 +24,6 @@ from ..compat import private_api
 from ..compat.ovphysx_ray_caster import height_scanner_class
 from ..errors import UsageError
 from . import height_grid
-
-# Imported inside functions: Warp and Isaac Lab's sensor classes and kernels, which load USD (pxr) and so come after
-# the launch (the task configs that name the factory stay free of pxr).
 
 HEIGHT_SOURCES = ("height_grid", "ray_cast")
 """Where the scanner's heights come from (:attr:`HeightScannerCfg.height_source`)."""
@@ -100,9 +97,6 @@ def config_problems(cfg, path: str = FIELD) -> list[str]:
 @functools.cache
 def _height_grid_class(ray_caster: type) -> type:
     """``ray_caster`` with its heights read from a height grid of the terrain."""
-    import warp as wp  # after the launch: Warp and Isaac Lab's kernel
-    from isaaclab.utils.warp.kernels import raycast_mesh_masked_kernel
-
     private_api.check_height_grid_scanner(ray_caster)
 
     class HeightGridScanner(ray_caster):
@@ -111,8 +105,14 @@ def _height_grid_class(ray_caster: type) -> type:
         def _initialize_impl(self) -> None:
             super()._initialize_impl()
             mesh, start = private_api.ray_cast_mesh(self), time.perf_counter()
-            self.height_grid = height_grid.rasterise(mesh, self.cfg.grid_resolution)
-            """The terrain's height grid."""
+            try:
+                self.height_grid = height_grid.rasterise(mesh, self.cfg.grid_resolution)
+                """The terrain's height grid."""
+            except height_grid.GridTooLarge as error:
+                raise UsageError(
+                    f"{FIELD}.height_source 'height_grid' on {self.cfg.mesh_prim_paths[0]}: {error}; use "
+                    f"{FIELD}.height_source=ray_cast (or a coarser {FIELD}.grid_resolution)"
+                ) from None
             grid = self.height_grid
             logger.info(
                 "height grid of %s: %d x %d nodes at %g m (%.0f MB), %.1f %% wall cells, built in %.1f s",
@@ -124,12 +124,9 @@ def _height_grid_class(ray_caster: type) -> type:
                 time.perf_counter() - start,
             )
             self._go2_mesh_id = mesh.id
-            self._go2_starts = wp.to_torch(self._ray_starts_w)  # [N, B, 3] world ray starts, Isaac Lab's kernel's
-            self._go2_one = wp.ones(1, dtype=wp.bool, device=self._device)
-            self._go2_dummy = (
-                wp.empty((1, 1), dtype=wp.float32, device=self._device),
-                wp.empty((1, 1), dtype=wp.vec3f, device=self._device),
-            )
+            distances = getattr(self._data, "ray_distances", None)  # Newton's data
+            unused = (wp.empty((1, 1), dtype=wp.float32, device=self._device), 0)
+            self._go2_distances = (distances.warp, 1) if distances is not None else unused
             normals = getattr(self._data, "ray_normals_w", None)
             if normals is not None:  # Newton's data: the grid gives no normals
                 normals.torch.fill_(math.nan)
@@ -137,45 +134,22 @@ def _height_grid_class(ray_caster: type) -> type:
         def _update_buffers_impl(self, env_mask) -> None:
             self.get_world_poses()  # Newton: brings its model's poses up to date, as its ray cast does first
             self._update_ray_infos(env_mask)  # Isaac Lab's kernel: sensor poses, world ray starts
-            rows = wp.to_torch(env_mask)
-            rows = slice(None) if bool(rows.all()) else rows.nonzero().squeeze(-1)
-            starts = self._go2_starts[rows]
-            z, wall = self.height_grid.sample(starts[..., 0], starts[..., 1])
-            if bool(wall.any()):
-                z[wall] = self._cast(starts[wall])
-            distance = starts[..., 2] - z
-            z = torch.where(distance <= self.cfg.max_distance, z, math.inf)
-            hits = torch.stack((starts[..., 0], starts[..., 1], z + self.ray_cast_drift.torch[rows, 2:3]), dim=-1)
-            self._data.ray_hits_w.torch[rows] = hits
-            distances = getattr(self._data, "ray_distances", None)
-            if distances is not None:
-                distances.torch[rows] = torch.where(z.isinf(), math.inf, distance)
-
-        def _cast(self, starts: torch.Tensor) -> torch.Tensor:
-            """Heights [m] where rays from ``starts`` ``[M, 3]`` straight down hit the mesh (``inf``: a miss),
-            cast as Isaac Lab's ray caster does."""
-            count = starts.shape[0]
-            starts = starts.reshape(1, count, 3).contiguous()
-            directions = torch.zeros_like(starts)
-            directions[..., 2] = -1.0
-            hits = torch.full_like(starts, math.inf)
             wp.launch(
-                raycast_mesh_masked_kernel,
-                dim=(1, count),
+                height_grid.scan_kernel,
+                dim=(self._num_envs, self.num_rays),
                 inputs=[
+                    *self.height_grid.grid_inputs(),
                     self._go2_mesh_id,
-                    self._go2_one,
-                    wp.from_torch(starts, dtype=wp.vec3f),
-                    wp.from_torch(directions, dtype=wp.vec3f),
+                    env_mask,
+                    self._ray_starts_w,
+                    self._ray_directions_w,
                     float(self.cfg.max_distance),
-                    0,
-                    0,
-                    wp.from_torch(hits, dtype=wp.vec3f),
-                    *self._go2_dummy,
+                    self.ray_cast_drift.warp,
+                    self._data.ray_hits_w.warp,
+                    *self._go2_distances,
                 ],
                 device=self._device,
             )
-            return hits[0, :, 2]
 
     HeightGridScanner.__name__ = HeightGridScanner.__qualname__ = f"HeightGrid{ray_caster.__name__}"
     return HeightGridScanner
