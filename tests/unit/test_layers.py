@@ -41,7 +41,7 @@ UNITS = {
 LIBRARIES = {
     "base": set(),
     "compat": {"base"},
-    "assets": {"base"},
+    "assets": {"compat", "base"},
     "evaluation": {"base"},
     "robot": {"base"},
     "tasks": {"assets", "compat", "base"},

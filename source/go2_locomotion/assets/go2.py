@@ -16,6 +16,7 @@ from isaaclab.utils.assets import ISAACLAB_NUCLEUS_DIR
 from isaaclab_newton.sim.schemas import NewtonArticulationCfg
 from isaaclab_physx.sim.schemas import PhysxArticulationCfg, PhysxRigidBodyCfg
 
+from ..compat import ovphysx_cylinders
 from . import go2_description, go2_usd
 from .go2_description import BODY_NAMES, JOINT_NAMES
 
@@ -67,8 +68,11 @@ def spawn_go2(prim_path: str, cfg: sim_utils.UsdFileCfg, translation=None, orien
     """
     # Imported here, not at module level: Isaac Lab's spawners load USD (pxr), which must not happen before Kit
     # starts inside Isaac Sim; loading the task configs stays free of pxr, as Isaac Lab's own configs are.
+    from isaaclab.sim import SimulationContext
     from isaaclab.sim.spawners.from_files import spawn_from_usd
 
+    # the Go2's cylinder colliders can hang OvPhysX's CPU step on rough terrain (an upstream bug, see the module)
+    ovphysx_cylinders.use_convex_mesh_cylinders(SimulationContext.instance())
     resolved = go2_usd.resolve_usd_path(cfg.usd_path)
     if resolved != cfg.usd_path:
         cfg = cfg.replace(usd_path=resolved)

@@ -3,6 +3,8 @@ release it was written against (checked by :func:`written_for`) and the test tha
 
 - :mod:`.ovphysx_pinned_memory` (OvPhysX without CUDA): a process-wide patch, installed at the simulation's launch
   (:mod:`.launcher`, named by the tasks' OvPhysX config);
+- :mod:`.ovphysx_cylinders` (OvPhysX's CPU step hanging on a convex-core cylinder against the terrain): the runtime's
+  cylinders become convex meshes, set when the Go2 is spawned;
 - :mod:`.ovphysx_ray_caster` (OvPhysX scan rows out of environment order) and :mod:`.ray_caster_meshes` (a stale
   process-wide mesh cache): the tasks' height scanner (its ``class_type``) applies both when it is made;
 - :mod:`.viser_viewer` (Isaac Lab's viser viewer on newton 1.6.1): repaired on the package's own viewer when it
