@@ -46,12 +46,25 @@ ROWS_PER_LAUNCH = 256
 ~37 MB for Go2-Rough's 4,001 nodes per row at 5 cm."""
 
 
+@wp.struct
+class GridArrays:
+    """A :class:`HeightGrid` as the kernels read it."""
+
+    heights: wp.array2d(dtype=wp.float32)
+    walls: wp.array2d(dtype=wp.bool)
+    x0: float
+    y0: float
+    resolution: float
+
+
 @wp.func
-def locate(x0: float, y0: float, resolution: float, nx: int, ny: int, x: float, y: float) -> wp.vec4f:
+def locate(grid: GridArrays, x: float, y: float) -> wp.vec4f:
     """``(i, j, fu, fv)``: the cell whose lowest node is ``(i, j)`` and the point's place in it (``0..1``);
     ``i = -1`` outside the grid (or for a NaN)."""
-    u = (x - x0) / resolution
-    v = (y - y0) / resolution
+    nx = grid.heights.shape[0]
+    ny = grid.heights.shape[1]
+    u = (x - grid.x0) / grid.resolution
+    v = (y - grid.y0) / grid.resolution
     if not (u >= 0.0 and u <= float(nx - 1) and v >= 0.0 and v <= float(ny - 1)):
         return wp.vec4f(-1.0, -1.0, 0.0, 0.0)
     i = wp.min(wp.floor(u), float(nx - 2))
@@ -60,18 +73,18 @@ def locate(x0: float, y0: float, resolution: float, nx: int, ny: int, x: float, 
 
 
 @wp.func
-def interpolate(heights: wp.array2d(dtype=wp.float32), cell: wp.vec4f) -> float:
+def interpolate(grid: GridArrays, cell: wp.vec4f) -> float:
     """The height at ``cell`` (:func:`locate`) on the cell's triangle, ``inf`` beside a node whose ray missed."""
     i = int(cell[0])
     j = int(cell[1])
     fu = cell[2]
     fv = cell[3]
     # the two triangles share the diagonal (0, 0)-(1, 1); the third corner is (1, 0) where fu >= fv, else (0, 1)
-    h00 = heights[i, j]
-    h11 = heights[i + 1, j + 1]
-    third = heights[i, j + 1]
+    h00 = grid.heights[i, j]
+    h11 = grid.heights[i + 1, j + 1]
+    third = grid.heights[i, j + 1]
     if fu >= fv:
-        third = heights[i + 1, j]
+        third = grid.heights[i + 1, j]
     z = h00 + wp.max(fu, fv) * (third - h00) + wp.min(fu, fv) * (h11 - third)
     if wp.isnan(z):
         return wp.inf
@@ -80,32 +93,21 @@ def interpolate(heights: wp.array2d(dtype=wp.float32), cell: wp.vec4f) -> float:
 
 @wp.kernel(enable_backward=False)
 def sample_kernel(
-    heights: wp.array2d(dtype=wp.float32),
-    walls: wp.array2d(dtype=wp.bool),
-    x0: float,
-    y0: float,
-    resolution: float,
-    points: wp.array(dtype=wp.vec2f),
-    z: wp.array(dtype=wp.float32),
-    wall: wp.array(dtype=wp.bool),
+    grid: GridArrays, points: wp.array(dtype=wp.vec2f), z: wp.array(dtype=wp.float32), wall: wp.array(dtype=wp.bool)
 ):
     """Interpolated height and wall flag at each point (launch over the points)."""
     k = wp.tid()
-    cell = locate(x0, y0, resolution, heights.shape[0], heights.shape[1], points[k][0], points[k][1])
+    cell = locate(grid, points[k][0], points[k][1])
     z[k] = wp.inf
     wall[k] = False
     if cell[0] >= 0.0:
-        z[k] = interpolate(heights, cell)
-        wall[k] = walls[int(cell[0]), int(cell[1])]
+        z[k] = interpolate(grid, cell)
+        wall[k] = grid.walls[int(cell[0]), int(cell[1])]
 
 
 @wp.kernel(enable_backward=False)
 def scan_kernel(
-    heights: wp.array2d(dtype=wp.float32),
-    walls: wp.array2d(dtype=wp.bool),
-    x0: float,
-    y0: float,
-    resolution: float,
+    grid: GridArrays,
     mesh: wp.uint64,
     env_mask: wp.array(dtype=wp.bool),
     ray_starts: wp.array2d(dtype=wp.vec3f),
@@ -123,11 +125,11 @@ def scan_kernel(
     if not env_mask[env]:
         return
     start = ray_starts[env, ray]
-    cell = locate(x0, y0, resolution, heights.shape[0], heights.shape[1], start[0], start[1])
+    cell = locate(grid, start[0], start[1])
     distance = float(wp.inf)
     hit = wp.vec3f(wp.inf, wp.inf, wp.inf)
     if cell[0] >= 0.0:
-        if walls[int(cell[0]), int(cell[1])]:
+        if grid.walls[int(cell[0]), int(cell[1])]:
             direction = ray_directions[env, ray]
             # outputs of the query: variables, not constants (as in Isaac Lab's kernel)
             t = wp.float32(0.0)
@@ -140,7 +142,7 @@ def scan_kernel(
                 distance = t
                 hit = start + t * direction
         else:
-            z = interpolate(heights, cell)
+            z = interpolate(grid, cell)
             if start[2] - z <= max_dist:
                 distance = start[2] - z
                 hit = wp.vec3f(start[0], start[1], z)
@@ -163,17 +165,16 @@ class HeightGrid:
         self.walls = walls.to(torch.bool).contiguous()
         """``[nx, ny]`` True at the lowest node of each cell a wall touches (interpolation is not the surface
         there); the last row and column, which start no cell, are False."""
-        self.heights_wp = wp.from_torch(self.heights)
-        self.walls_wp = wp.from_torch(self.walls, dtype=wp.bool)
+        self.arrays = GridArrays()
+        """The grid as :data:`sample_kernel` and :data:`scan_kernel` read it (views of the tensors)."""
+        self.arrays.heights = wp.from_torch(self.heights)
+        self.arrays.walls = wp.from_torch(self.walls, dtype=wp.bool)
+        self.arrays.x0, self.arrays.y0, self.arrays.resolution = self.origin[0], self.origin[1], self.resolution
 
     @property
     def nbytes(self) -> int:
         """Memory of the heights and the wall flags [bytes]."""
         return self.heights.element_size() * self.heights.numel() + self.walls.element_size() * self.walls.numel()
-
-    def grid_inputs(self) -> list:
-        """The leading inputs of :data:`sample_kernel` and :data:`scan_kernel`: the grid."""
-        return [self.heights_wp, self.walls_wp, self.origin[0], self.origin[1], self.resolution]
 
     def sample(self, x: torch.Tensor, y: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """The interpolated ground height below each point and whether the point lies in a wall cell.
@@ -191,9 +192,9 @@ class HeightGrid:
         wp.launch(
             sample_kernel,
             dim=points.shape[0],
-            inputs=[*self.grid_inputs(), wp.from_torch(points, dtype=wp.vec2f)],
+            inputs=[self.arrays, wp.from_torch(points, dtype=wp.vec2f)],
             outputs=[wp.from_torch(z), wp.from_torch(wall, dtype=wp.bool)],
-            device=self.heights_wp.device,
+            device=self.arrays.heights.device,
         )
         return z.reshape(x.shape), wall.reshape(x.shape)
 
