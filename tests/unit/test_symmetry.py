@@ -158,3 +158,20 @@ def test_augmentation_doubles_the_batch_with_mirrors():
     assert torch.equal(obs_aug["policy"][4:], mirror.groups["policy"].apply(obs["policy"]))
     assert torch.equal(actions_aug[4:, FR_HIP], -actions[:, FL_HIP])
     assert symmetry.augment(mirror, None, None) == (None, None)
+
+
+@pytest.mark.parametrize(
+    "switches, passed",
+    [((False, False), False), ((True, False), True), ((False, True), True), ((True, True), True)],
+)
+def test_the_runner_gets_the_mirror_only_when_it_learns_from_it(switches, passed):
+    from go2_locomotion.agents.rsl_rl_ppo_cfg import Go2RoughPPORunnerCfg
+    from go2_locomotion.training.session import without_idle_symmetry
+
+    cfg = Go2RoughPPORunnerCfg()
+    cfg.algorithm.symmetry_cfg.use_data_augmentation, cfg.algorithm.symmetry_cfg.use_mirror_loss = switches
+    train_cfg = cfg.to_dict()
+    given = without_idle_symmetry(train_cfg)
+    assert (given["algorithm"]["symmetry_cfg"] is not None) is passed
+    assert given["algorithm"]["learning_rate"] == train_cfg["algorithm"]["learning_rate"]
+    assert train_cfg["algorithm"]["symmetry_cfg"] is not None  # the caller's config is left as it was

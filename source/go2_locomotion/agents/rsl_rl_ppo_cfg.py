@@ -16,9 +16,9 @@ GO2_SYMMETRY = RslRlSymmetryCfg(
     data_augmentation_func=mirror_left_right,
     mirror_loss_coeff=1.0,
 )
-"""The Go2's left-right mirror (``tasks/mdp/symmetry.py``), off until measured (docs/learning.md): with both switches
-off RSL-RL still logs the policy's mirror error (``Loss/symmetry``) without training on it.
-``agent.algorithm.symmetry_cfg.use_data_augmentation=true`` doubles every mini-batch with its mirror;
+"""The Go2's left-right mirror (``tasks/mdp/symmetry.py``), off until measured (docs/learning.md); off, it is not
+passed to RSL-RL at all (``training/session.without_idle_symmetry``: logging the mirror loss alone costs learning
+time). ``agent.algorithm.symmetry_cfg.use_data_augmentation=true`` doubles every mini-batch with its mirror;
 ``use_mirror_loss=true`` adds ``mirror_loss_coeff`` x the mean squared difference between the action on a mirrored
 observation and the mirrored action. RSL-RL refuses either with a recurrent actor or critic."""
 
