@@ -30,7 +30,7 @@ class TaskInfo:
 GO2_ROUGH = TaskInfo("Go2-Rough", "go2_rough", terrain=True, warm_start_from="Go2-Flat")
 GO2_FLAT = TaskInfo("Go2-Flat", "go2_flat", terrain=False)
 
-TRAINING_TASKS = {task.id: task for task in (GO2_ROUGH, GO2_FLAT)}
+TRAINING_TASKS = {task.id: task for task in (GO2_FLAT, GO2_ROUGH)}
 """Training task id -> its record; each also registers its play id."""
 
 DEFAULT_TASK = GO2_FLAT
