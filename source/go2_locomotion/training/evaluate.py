@@ -57,7 +57,7 @@ ROBOTS_PER_COMMAND = 4
 RUN_REPORT = "evaluation_run.json"
 STALL_TIMEOUT_S = 300.0
 """Default bound on one simulation step [s]: a step of the largest grid takes well under a second on a CPU; OvPhysX's
-step can hang on rough terrain (docs/performance.md)."""
+step has hung on rough terrain (docs/ovphysx_hang.md)."""
 
 
 def build_parser() -> argparse.ArgumentParser:

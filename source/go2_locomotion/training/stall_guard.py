@@ -131,7 +131,7 @@ class GuardedSteps:
                 where += f"; written to {self.record / STALL_FILE}"
         print(
             f"[go2] {self.what}: simulation step {self._steps} did not return in {seconds:.0f} s: the physics step "
-            f"hangs (OvPhysX on rough terrain, docs/performance.md){where}; exit {STALLED_EXIT_CODE}",
+            f"hangs (OvPhysX on rough terrain: docs/ovphysx_hang.md){where}; exit {STALLED_EXIT_CODE}",
             file=sys.stderr,
             flush=True,
         )
