@@ -5,7 +5,7 @@ the sensor starts, after the terrain exists.
 Invariant: both sources fill the same outputs the same way (``pos_w``, ``quat_w``, ``ray_hits_w``, and on Newton
 ``ray_distances``), from the ray starts Isaac Lab's own kernel computes; so ``mdp.height_scan`` and
 ``base_height_l2`` read the same numbers: the grid equals the ray cast at every ray (interpolated off walls, cast on
-them), checked on both engines by ``tests/sim/test_height_grid.py``.
+them), checked on both engines by ``tests/sim/test_height_grid_sim.py``.
 """
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ class HeightScannerCfg(RayCasterCfg):
     height_source: Literal["height_grid", "ray_cast"] = "height_grid"
     """``"height_grid"`` (default): heights interpolated from a grid of the terrain built once at start-up, the rays
     that land in a cell a step's riser touches cast; equal to the ray cast within 7 um at every ray on both engines
-    (tests/sim/test_height_grid.py), a third of its cost per scan (512 envs: 45 against 140 ms) and a policy step
+    (tests/sim/test_height_grid_sim.py), a third of its cost per scan (512 envs: 45 against 140 ms) and a policy step
     1.12x faster (docs/performance.md). ``"ray_cast"``: every ray cast at the terrain mesh at each update, as Isaac
     Lab does."""
 
