@@ -33,7 +33,11 @@ def use_convex_mesh_cylinders(sim) -> bool:
     if sim is None or sim.device != "cpu":
         return False
     from isaaclab.utils.string import string_to_callable
-    from isaaclab_ov.physics.ovphysx_manager import OvPhysxManager
+
+    try:
+        from isaaclab_ov.physics.ovphysx_manager import OvPhysxManager
+    except ImportError:  # Isaac Lab without its ovphysx extra (e.g. inside Isaac Sim): not this backend
+        return False
 
     manager = sim.physics_manager  # the config's class_type: a class, or still its "module:Class" name
     if (string_to_callable(manager) if isinstance(manager, str) else manager) is not OvPhysxManager:
