@@ -1,5 +1,8 @@
 """Workarounds for bugs in the libraries this package runs on, one module each, each naming its upstream bug, the
-release it was written against (checked by :func:`written_for`) and the test that fails once upstream fixes it:
+release it was written against (:data:`~go2_locomotion.versions.UPSTREAM_PINS`, checked by :func:`written_for`)
+and its canary: a strict expected-failure test asserting the fixed behaviour, which fails the suite (XPASS) once
+upstream fixes the bug. Where a cheap probe without a simulator shows whether the bug is there, the probe decides
+whether the workaround applies. The workarounds:
 
 - :mod:`.ovphysx_pinned_memory` (OvPhysX without CUDA): a process-wide patch, installed at the simulation's launch
   (:mod:`.launcher`, named by the tasks' OvPhysX config);
@@ -10,7 +13,9 @@ release it was written against (checked by :func:`written_for`) and the test tha
 - :mod:`.viser_viewer` (Isaac Lab's viser viewer on newton 1.6.1): repaired on the package's own viewer when it
   starts.
 
-:mod:`.private_api` is the one adapter for other libraries' private names.
+:mod:`.private_api` is the one adapter for other libraries' private names. Nothing here reads upstream source
+text: names are checked with ``hasattr`` / ``inspect.signature`` (and, for instance attributes, the names the
+compiled code assigns), behaviour by probes, and the rest by the installed version.
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ from __future__ import annotations
 import functools
 import logging
 
-from ..versions import package_version
+from ..versions import UPSTREAM_PINS, package_version
 
 logger = logging.getLogger(__name__)
 
@@ -26,23 +31,24 @@ PATCH_LAUNCHER = "go2_locomotion.compat.launcher:PatchLauncher"
 """The ``launcher_type`` (Isaac Lab's launch hook) that installs the process-wide patches when a simulation starts."""
 
 
-def written_for(distribution: str, version: str, test: str) -> bool:
-    """Whether the installed ``distribution`` is the ``version`` a workaround was written against. Otherwise one
-    warning per process names ``test``, which tells whether the workaround is still needed; it is applied either
-    way (each does nothing where its bug does not show)."""
-    installed = package_version(distribution)
-    if installed != version:
-        _warn_once(distribution, version, installed, test)
-    return installed == version
+def written_for(distribution: str, what: str, test: str = "") -> bool:
+    """Whether the installed ``distribution`` is the release ``what`` (a workaround, or code reaching private names)
+    was written against (:data:`~go2_locomotion.versions.UPSTREAM_PINS`). Otherwise one warning per process names
+    ``what`` and ``test`` (the canary that tells whether a workaround is still needed); the caller carries on
+    either way: a workaround stays applied where its bug shows, and a missing private name still stops the run."""
+    installed, pinned = package_version(distribution), UPSTREAM_PINS[distribution]
+    if installed != pinned:
+        _warn_once(distribution, installed, what, test)
+    return installed == pinned
 
 
 @functools.cache
-def _warn_once(distribution: str, version: str, installed: str | None, test: str) -> None:
+def _warn_once(distribution: str, installed: str | None, what: str, test: str) -> None:
     logger.warning(
-        "go2_locomotion: a workaround written for %s %s runs on %s %s; %s tells whether it is still needed",
+        "go2_locomotion: %s was written against %s %s, installed is %s%s",
+        what,
         distribution,
-        version,
-        distribution,
-        installed or "(not installed)",
-        test,
+        UPSTREAM_PINS[distribution],
+        installed or "(none)",
+        f"; {test} XPASSes once it is no longer needed" if test else "",
     )

@@ -45,7 +45,7 @@ def use_convex_mesh_cylinders(sim) -> bool:
     from isaaclab_ov.physics.ovphysx_manager_cfg import OvPhysxBackendCfg
     from ovphysx.types import ConfigBool
 
-    written_for("ovphysx", "0.6.4.72118723", UPSTREAM_TEST)
+    written_for("ovphysx", "compat/ovphysx_cylinders.py", UPSTREAM_TEST)
     # the configuration OvPhysxManager registers its runtime under: an equal one returns the same runtime
     backend = sim.get_or_create_backend(
         OvPhysxBackendCfg(device=sim.device, cooked_collider_cache_dir=sim.cfg.physics.cooked_collider_cache_dir)

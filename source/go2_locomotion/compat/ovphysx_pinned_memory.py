@@ -11,9 +11,9 @@ memory is equivalent. :func:`apply_if_needed` makes Warp's CPU device hand out o
 requests, and does so only when Warp sees no CUDA device; with a GPU nothing changes. Installed files are not
 touched. It is installed at the simulation's launch (:mod:`.launcher`), before any asset allocates its buffers.
 
-``tests/sim/test_physx.py::test_upstream_pinned_memory_bug_still_present`` builds a PhysX environment without this
-workaround and expects the upstream failure: when it starts failing, Isaac Lab has fixed the bug and this module
-(and its call in :func:`.launcher.install_patches`) can go.
+The canary :data:`UPSTREAM_TEST` builds a PhysX environment without this workaround and asserts that it is
+created, a strict expected failure while the upstream allocation fails: when it XPASSes, Isaac Lab has fixed the
+bug and this module (and its call in :func:`.launcher.install_patches`) can go.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from . import written_for
 
 logger = logging.getLogger(__name__)
 
-UPSTREAM_TEST = "tests/sim/test_physx.py::test_upstream_pinned_memory_bug_still_present"
+UPSTREAM_TEST = "tests/sim/test_physx.py::test_upstream_creates_a_physx_env_without_cuda"
 
 
 def apply_if_needed() -> bool:
@@ -37,7 +37,7 @@ def apply_if_needed() -> bool:
     wp.init()
     if wp.get_cuda_device_count() > 0:
         return False
-    written_for("isaaclab", "3.0.0", UPSTREAM_TEST)
+    written_for("isaaclab", "compat/ovphysx_pinned_memory.py", UPSTREAM_TEST)
     cpu = wp.get_device("cpu")
     if cpu.pinned_allocator is not cpu.default_allocator:
         cpu.pinned_allocator = cpu.default_allocator

@@ -14,8 +14,9 @@ affected (its sensor rows are in environment order).
 :func:`height_scanner_class` is the class under the tasks' height scanner (``tasks/height_scanner.py``): Isaac
 Lab's backend-dispatching ``RayCaster``, except on OvPhysX, where :class:`EnvOrderedOvPhysxRayCaster` reorders the
 binding's rows into environment order (read from the binding's own ``prim_paths``) before the rays are cast.
-``tests/sim/test_height_scan.py`` checks the scan sits under its own robot on both engines, and that the raw
-upstream binding is still lexicographic: when that test fails, upstream has fixed the bug and this module can go.
+``tests/sim/test_height_scan.py`` checks the scan sits under its own robot on both engines, and its canary
+(:data:`UPSTREAM_TEST`, a strict expected failure) that the raw upstream binding is in environment order: when it
+XPASSes, upstream has fixed the bug and this module can go. The reorder itself applies only to rows out of order.
 Choosing the class also drops Isaac Lab's stale ray-cast meshes (:mod:`.ray_caster_meshes`, a second upstream bug).
 """
 
@@ -31,7 +32,7 @@ from . import private_api, ray_caster_meshes, written_for
 # Imported inside functions: Isaac Lab's sensor classes, which load USD (pxr) and so come after the launch (the task
 # configs that name this factory stay free of pxr), and OvPhysX's (an optional backend) with Warp.
 
-UPSTREAM_TEST = "tests/sim/test_height_scan.py::test_each_robot_reads_the_ground_under_itself"
+UPSTREAM_TEST = "tests/sim/test_height_scan.py::test_upstream_ovphysx_scanner_rows_are_in_environment_order"
 
 ENV_INDEX = re.compile(r"/env_(\d+)/")
 """The environment number in a cloned prim path (Isaac Lab's ``/World/envs/env_<i>/...``)."""
@@ -61,7 +62,7 @@ def _ovphysx_class():
     import warp as wp
     from isaaclab_ov.sensors.ray_caster import RayCaster as OvPhysxRayCaster
 
-    written_for("isaaclab", "3.0.0", UPSTREAM_TEST)
+    written_for("isaaclab", "compat/ovphysx_ray_caster.py", UPSTREAM_TEST)
     private_api.check_ovphysx_ray_caster(OvPhysxRayCaster)
 
     class EnvOrderedOvPhysxRayCaster(OvPhysxRayCaster):

@@ -3,16 +3,27 @@ versions.
 
 The ``check_*`` functions (once per class) and the accessors verify that every name the package relies on exists,
 and raise :class:`PrivateApiError` naming the missing one and the installed version, instead of a failure (or a
-silently skipped feature) deep inside a run.
+silently skipped feature) deep inside a run. They check names, never source text: ``hasattr`` and
+``inspect.signature`` for what a class defines, the attribute names a method's compiled code assigns for what its
+instances get (:func:`_assigned_attributes`), and a constant of the compiled code for a log format. On a release
+other than the one pinned in :data:`~go2_locomotion.versions.UPSTREAM_PINS` they warn once and carry on.
 """
 
 from __future__ import annotations
 
+import dis
 import functools
 import inspect
 import logging
+import types
 
-from ..versions import package_version
+import numpy as np
+
+from ..versions import UPSTREAM_PINS, package_version
+from . import written_for
+
+PRIVATE_NAMES = "go2_locomotion's use of private names (compat/private_api.py)"
+"""What :func:`~go2_locomotion.compat.written_for` names when a checked library is not the pinned release."""
 
 # Imported inside functions: the libraries each accessor reaches into (RSL-RL, Isaac Lab, newton); importing the
 # adapter loads none of them, and under Isaac Sim Isaac Lab's simulation classes must follow Kit's start.
@@ -27,8 +38,35 @@ def _require(condition: bool, what: str, distribution: str) -> None:
         version = package_version(distribution) or "not installed"
         raise PrivateApiError(
             f"{what} is missing from {distribution} {version}; go2_locomotion was written against "
-            f"rsl-rl-lib 5.5.1 and isaaclab 3.0.0"
+            f"{distribution} {UPSTREAM_PINS[distribution]}"
         )
+
+
+def _functions(owner) -> list[types.FunctionType]:
+    """``owner`` itself (a function, unwrapped), or the plain functions a class defines."""
+    if inspect.isclass(owner):
+        return [inspect.unwrap(f) for f in vars(owner).values() if inspect.isfunction(f)]
+    return [inspect.unwrap(owner)]
+
+
+def _assigned_attributes(*owners) -> set[str]:
+    """The attribute names (``obj.<name> = ...``) that the compiled code of ``owners`` (functions, or classes: the
+    functions they define) assigns: what their instances get, independent of how the source is written."""
+    return {
+        instruction.argval
+        for owner in owners
+        for function in _functions(owner)
+        for instruction in dis.get_instructions(function)
+        if instruction.opname == "STORE_ATTR"
+    }
+
+
+def _calls_by_keyword(function, method: str, keywords: tuple[str, ...]) -> bool:
+    """Whether ``function``'s compiled code reaches ``.method`` and makes a call with ``keywords`` among its keyword
+    arguments (CPython keeps each call's keyword names as one tuple constant of the code object)."""
+    code = _functions(function)[0].__code__
+    calls = (constant for constant in code.co_consts if isinstance(constant, tuple))
+    return method in code.co_names and any(set(keywords) <= set(names) for names in calls)
 
 
 @functools.cache
@@ -47,24 +85,28 @@ def check_rsl_rl() -> None:
     from rsl_rl.utils.logger import Logger
 
     dist = "rsl-rl-lib"
+    written_for(dist, PRIVATE_NAMES)
+    for name in ("_configure_multi_gpu", "learn"):
+        _require(callable(getattr(OnPolicyRunner, name, None)), f"OnPolicyRunner.{name}", dist)
+    keywords = ("it", "collect_time", "learn_time")
     _require(
-        callable(getattr(OnPolicyRunner, "_configure_multi_gpu", None)), "OnPolicyRunner._configure_multi_gpu", dist
+        _calls_by_keyword(OnPolicyRunner.learn, "log", keywords),
+        "OnPolicyRunner.learn's call self.logger.log(it=, collect_time=, learn_time=)",
+        dist,
     )
-    learn_source = inspect.getsource(OnPolicyRunner.learn)
-    for keyword in ("self.logger.log(", "it=it", "collect_time=collect_time", "learn_time=learn_time"):
-        _require(keyword in learn_source, f"OnPolicyRunner.learn's call {keyword!r}", dist)
-    init_source = inspect.getsource(OnPolicyRunner._configure_multi_gpu)
+    assigned = _assigned_attributes(OnPolicyRunner._configure_multi_gpu)
     for name in ("gpu_global_rank", "gpu_world_size", "is_distributed"):
-        _require(f"self.{name}" in init_source, f"OnPolicyRunner.{name}", dist)
+        _require(name in assigned, f"OnPolicyRunner.{name}", dist)
     parameters = inspect.signature(Logger.__init__).parameters
     for name in ("log_dir", "cfg", "env_cfg", "num_envs", "is_distributed", "gpu_world_size", "gpu_global_rank"):
         _require(name in parameters, f"Logger.__init__ parameter {name!r}", dist)
     log_parameters = inspect.signature(Logger.log).parameters
     for name in ("it", "collect_time", "learn_time"):
         _require(name in log_parameters, f"Logger.log parameter {name!r}", dist)
-    logger_source = inspect.getsource(Logger)
-    for name in ("self.disable_logs", "self.writer", "def init_logging_writer", "self.rewbuffer", "self.lenbuffer"):
-        _require(name in logger_source, f"Logger {name.removeprefix('self.').removeprefix('def ')}", dist)
+    _require(callable(getattr(Logger, "init_logging_writer", None)), "Logger.init_logging_writer", dist)
+    assigned = _assigned_attributes(Logger)
+    for name in ("disable_logs", "writer", "rewbuffer", "lenbuffer"):
+        _require(name in assigned, f"Logger.{name}", dist)
 
 
 def _attribute(obj, name: str, owner: str, distribution: str):
@@ -118,15 +160,37 @@ def check_ovphysx_ray_caster(ray_caster_cls) -> None:
     frame) and ``_get_view_transforms_wp`` (the tracked poses as ``wp.transformf``, one row per body)."""
     for name in ("_initialize_pose_tracking", "_get_view_transforms_wp"):
         _require(callable(getattr(ray_caster_cls, name, None)), f"OvPhysX RayCaster.{name}", "isaaclab")
-    source = inspect.getsource(ray_caster_cls._initialize_pose_tracking)
-    _require("self._ovphysx_body_view =" in source, "OvPhysX RayCaster._ovphysx_body_view", "isaaclab")
+    assigned = _assigned_attributes(ray_caster_cls._initialize_pose_tracking)
+    _require("_ovphysx_body_view" in assigned, "OvPhysX RayCaster._ovphysx_body_view", "isaaclab")
 
 
-def ray_caster_mesh_loading(ray_caster_cls) -> str:
-    """The source of the ray caster's mesh loading (``BaseRayCaster._initialize_warp_meshes``), which
-    :mod:`go2_locomotion.compat.ray_caster_meshes` checks for the upstream cache it works around."""
-    name = "_initialize_warp_meshes"
-    return inspect.getsource(_attribute(ray_caster_cls, name, ray_caster_cls.__name__, "isaaclab"))
+PROBE_PRIM_PATH = "/__go2_locomotion_probe__"
+"""A prim path no stage has: the key of the stand-in mesh :func:`ray_caster_reuses_cached_mesh` caches."""
+
+
+def ray_caster_reuses_cached_mesh(ray_caster_cls) -> bool | None:
+    """Whether the ray caster's mesh loading (``_initialize_warp_meshes``) takes the mesh cached in the class-level
+    ``meshes`` under (prim path, device) without looking at the stage (the upstream cache
+    :mod:`go2_locomotion.compat.ray_caster_meshes` works around). Probed on a stand-in sensor (``cfg``,
+    ``_device``) with a stand-in mesh cached under :data:`PROBE_PRIM_PATH`, removed again: it is reused when the
+    loading returns with it in place; a loading that goes on to the stage fails there (no such prim) or replaces
+    it. ``None`` when the loading reads something the stand-in lacks (the probe cannot tell)."""
+    owner = ray_caster_cls.__name__
+    meshes = _attribute(ray_caster_cls, "meshes", owner, "isaaclab")
+    load = _attribute(ray_caster_cls, "_initialize_warp_meshes", owner, "isaaclab")
+    key, cached = (PROBE_PRIM_PATH, "cpu"), object()
+    sensor = types.SimpleNamespace(cfg=types.SimpleNamespace(mesh_prim_paths=[key[0]]), _device=key[1])
+    meshes[key] = cached
+    try:
+        load(sensor)
+        reused = meshes.get(key) is cached
+    except AttributeError as error:
+        reused = None if error.obj is sensor or error.obj is sensor.cfg else False
+    except Exception:  # the stage has no such prim: it was looked up
+        reused = False
+    finally:
+        meshes.pop(key, None)
+    return reused
 
 
 @functools.cache
@@ -137,18 +201,19 @@ def check_height_grid_scanner(ray_caster_cls) -> None:
     rays ``self._ray_starts_w`` / ``_ray_directions_w`` made by ``_initialize_rays_impl``), ``get_world_poses`` (on
     Newton it brings the model's poses up to date first), and the ``_device``, ``_num_envs`` and ``_data`` the base
     classes set."""
+    written_for("isaaclab", PRIVATE_NAMES)
     owner = ray_caster_cls.__name__
     for name in ("_initialize_impl", "_update_buffers_impl", "_update_ray_infos", "_initialize_rays_impl"):
         _require(callable(getattr(ray_caster_cls, name, None)), f"{owner}.{name}", "isaaclab")
     _require(callable(getattr(ray_caster_cls, "get_world_poses", None)), f"{owner}.get_world_poses", "isaaclab")
     parameters = list(inspect.signature(ray_caster_cls._update_buffers_impl).parameters)
     _require(parameters == ["self", "env_mask"], f"{owner}._update_buffers_impl(self, env_mask)", "isaaclab")
-    rays = inspect.getsource(ray_caster_cls._initialize_rays_impl)
-    for name in ("self._ray_starts_w =", "self._ray_directions_w ="):
-        _require(name in rays, f"{owner}.{name.removeprefix('self.').removesuffix(' =')}", "isaaclab")
-    sources = "".join(inspect.getsource(cls) for cls in ray_caster_cls.__mro__ if cls.__module__.startswith("isaac"))
-    for name in ("self._device =", "self._num_envs =", "self._data ="):
-        _require(name in sources, f"{owner}.{name.removeprefix('self.').removesuffix(' =')}", "isaaclab")
+    rays = _assigned_attributes(ray_caster_cls._initialize_rays_impl)
+    for name in ("_ray_starts_w", "_ray_directions_w"):
+        _require(name in rays, f"{owner}.{name}", "isaaclab")
+    isaac = _assigned_attributes(*(cls for cls in ray_caster_cls.__mro__ if cls.__module__.startswith("isaac")))
+    for name in ("_device", "_num_envs", "_data"):
+        _require(name in isaac, f"{owner}.{name}", "isaaclab")
 
 
 def ray_cast_mesh(sensor):
@@ -246,12 +311,15 @@ class VisualizerFailures(logging.Handler):
 @functools.cache
 def check_visualizer_failure_report() -> None:
     """``SimulationContext`` logs :data:`VISUALIZER_STEP_ERROR` on :data:`VISUALIZER_LOGGER` when it drops a
-    visualizer (the simulation has run by then: the import costs nothing)."""
+    visualizer: its module is that logger's, and the format string is a constant of ``update_visualizers``'s
+    compiled code (the simulation has run by then: the import costs nothing)."""
     from isaaclab.sim import SimulationContext
 
-    source = inspect.getsource(SimulationContext.update_visualizers)
+    written_for("isaaclab", PRIVATE_NAMES)
+    update = getattr(SimulationContext, "update_visualizers", None)
+    constants = _functions(update)[0].__code__.co_consts if callable(update) else ()
     _require(
-        SimulationContext.__module__ == VISUALIZER_LOGGER and f'logger.error("{VISUALIZER_STEP_ERROR}"' in source,
+        SimulationContext.__module__ == VISUALIZER_LOGGER and VISUALIZER_STEP_ERROR in constants,
         f"SimulationContext.update_visualizers's report {VISUALIZER_STEP_ERROR!r}",
         "isaaclab",
     )
@@ -271,11 +339,20 @@ def rollout_storage(runner):
     return _attribute(algorithm, "storage", type(algorithm).__name__, "rsl-rl-lib")
 
 
-def viser_plane_logger_calls_to_numpy(viewer_cls) -> bool:
-    """Whether Isaac Lab's viser viewer's ``_log_plane_instances`` calls ``self._to_numpy`` (the method newton
-    1.6.1's ``ViewerViser`` no longer has; :mod:`go2_locomotion.compat.viser_viewer`)."""
-    method = _attribute(viewer_cls, "_log_plane_instances", viewer_cls.__name__, "isaaclab")
-    return "self._to_numpy(" in inspect.getsource(method)
+def viser_plane_drawing_misses_to_numpy(viewer_cls) -> bool:
+    """Whether drawing a ground plane with Isaac Lab's viser viewer (``_log_plane_instances``) stops at the
+    ``self._to_numpy`` that newton 1.6.1's ``ViewerViser`` no longer has (:mod:`go2_locomotion.compat.viser_viewer`).
+    Probed on an instance that was never started (no server): the draw raises ``AttributeError`` for
+    ``_to_numpy``, or for the state it reaches next once it gets past that."""
+    draw = _attribute(viewer_cls, "_log_plane_instances", viewer_cls.__name__, "isaaclab")
+    viewer = object.__new__(viewer_cls)
+    try:
+        draw(viewer, "go2_locomotion_probe", {"width": 1.0, "length": 1.0}, np.zeros((1, 7), np.float32), None)
+    except AttributeError as error:
+        return error.name == "_to_numpy" and error.obj is viewer
+    except Exception:  # got past the conversion
+        return False
+    return False
 
 
 def has_to_numpy(viewer_cls) -> bool:

@@ -11,30 +11,31 @@ Lab logs ``Error stepping visualizer 'ViserVisualizer'``, drops the viewer, and 
 alone. The package's own visualizer (:class:`go2_locomotion.playback.viser_visualizer.Go2ViserVisualizer`) repairs
 the viewer it starts.
 
-``tests/unit/test_playback.py::test_upstream_viser_to_numpy_defect_still_present`` checks that Isaac Lab's viewer
-class still lacks the method: when it fails, upstream has fixed the defect and this module can go.
+:func:`defect_present` probes the draw without a browser or a simulator; the canary :data:`UPSTREAM_TEST` asserts
+the fixed behaviour as a strict expected failure: when it XPASSes, upstream has fixed the defect and this module
+can go.
 """
 
 from __future__ import annotations
 
 from . import private_api, written_for
 
-UPSTREAM_TEST = "tests/unit/test_playback.py::test_upstream_viser_to_numpy_defect_still_present"
+UPSTREAM_TEST = "tests/unit/test_playback.py::test_upstream_viser_viewer_draws_a_plane_without_to_numpy"
 
 
 def defect_present() -> bool:
-    """Whether the installed Isaac Lab viser viewer calls ``self._to_numpy`` that its newton base no longer has."""
+    """Whether drawing a plane with the installed Isaac Lab viser viewer stops at the ``self._to_numpy`` that its
+    newton base no longer has."""
     # Isaac Lab's visualizers and viser: heavy and optional, needed only when this is asked
     from isaaclab_visualizers.viser.viser_visualizer import NewtonViewerViser
 
-    calls_it = private_api.viser_plane_logger_calls_to_numpy(NewtonViewerViser)
-    return calls_it and not private_api.has_to_numpy(NewtonViewerViser)
+    return private_api.viser_plane_drawing_misses_to_numpy(NewtonViewerViser)
 
 
 def repair(viewer) -> bool:
     """Give ``viewer`` the ``_to_numpy`` its Isaac Lab code calls, when its class lacks it; returns whether it did."""
     if private_api.has_to_numpy(type(viewer)):
         return False
-    written_for("isaaclab", "3.0.0", UPSTREAM_TEST)
+    written_for("isaaclab", "compat/viser_viewer.py", UPSTREAM_TEST)
     private_api.give_to_numpy(viewer, private_api.newton_to_numpy())
     return True
