@@ -4,7 +4,9 @@ in MuJoCo alike.
 A cell is named ``<terrain>:<size>``, e.g. ``stairs_up:0.10`` (10 cm steps) or ``slopes_up:20`` (20 degrees). Its
 sub-terrain config is the task's own generator entry (:data:`~.velocity_env_cfg.GO2_ROUGH_TERRAINS`) with the
 difficulty-driven range collapsed to that size, so Isaac Lab's generator builds it whatever difficulty it draws; the
-difficulty the cell stands for in training is the size's place in the training range (above 1 beyond it).
+difficulty the cell stands for in training is the size's place in Go2-Rough's training range (above 1 beyond it).
+The stairs20 terrain (``presets=stairs20``) changes only the stairs' range and the shares, so its cells are the
+same tiles; the default grid of a policy trained on it adds the taller steps (:func:`default_cells`).
 
 The robot starts at the tile's centre and walks outwards: Isaac Lab's pyramid stairs and slopes rise towards the
 centre (walking out goes down), the inverted ones sink towards it (walking out goes up).
@@ -101,16 +103,50 @@ class TerrainCell:
         return base.replace(proportion=1.0, **{self.terrain.field: (low, value)})
 
 
-def training_range(name: str) -> tuple[float, float]:
-    """The ``(low, high)`` of the terrain's size field in training, as the generator takes it."""
+def training_range(name: str, generator=GO2_ROUGH_TERRAINS) -> tuple[float, float]:
+    """The ``(low, high)`` of the terrain's size field in training, as the generator takes it; ``generator`` is a
+    ``TerrainGeneratorCfg`` or its dict (a run's ``params/env.yaml``), Go2-Rough's by default."""
     terrain = TERRAINS[name]
-    return tuple(getattr(GO2_ROUGH_TERRAINS.sub_terrains[terrain.key], terrain.field))
+    return tuple(_field(_field(generator, "sub_terrains")[terrain.key], terrain.field))
 
 
-def hardest(name: str) -> float:
-    """The hardest size in training, in the terrain's unit (metres or degrees)."""
-    high = training_range(name)[1]
-    return math.degrees(math.atan(high)) if TERRAINS[name].unit == "deg" else high
+def hardest(name: str, generator=GO2_ROUGH_TERRAINS) -> float:
+    """The hardest size in training (on ``generator``, Go2-Rough's by default), in the terrain's unit (metres or
+    degrees)."""
+    high = training_range(name, generator)[1]
+    return _in_unit(name, high)
+
+
+def level_sizes(name: str, generator=GO2_ROUGH_TERRAINS) -> list[tuple[float, float]]:
+    """Per curriculum level (row ``r`` of ``R``, from 0), the ``[low, high)`` sizes its tiles draw, in the terrain's
+    unit: Isaac Lab's curriculum gives each tile of row ``r`` a difficulty drawn uniformly from ``[r / R, (r + 1) /
+    R)`` (mapped into the generator's ``difficulty_range``) and the sub-terrain interpolates its range linearly in
+    it. Random rough draws over its whole range at every level (one entry per level, all the range)."""
+    low, high = training_range(name, generator)
+    rows, (first, last) = _field(generator, "num_rows"), _field(generator, "difficulty_range")
+    if not TERRAINS[name].by_difficulty:
+        return [(_in_unit(name, low), _in_unit(name, high))] * rows
+    sizes = []
+    for row in range(rows):
+        difficulties = (first + (last - first) * row / rows, first + (last - first) * (row + 1) / rows)
+        sizes.append(tuple(_in_unit(name, low + d * (high - low)) for d in difficulties))
+    return sizes
+
+
+def first_level_with(name: str, size: float, generator=GO2_ROUGH_TERRAINS) -> int | None:
+    """The lowest curriculum level whose tiles reach ``size`` (in the terrain's unit; a level's top is the limit of
+    its draws); ``None`` beyond the range."""
+    return next((row for row, (_, top) in enumerate(level_sizes(name, generator)) if top >= size - 1e-9), None)
+
+
+def _field(config, name: str):
+    """A field of a config, or of its dict (a run's ``params/env.yaml``)."""
+    return config[name] if isinstance(config, dict) else getattr(config, name)
+
+
+def _in_unit(name: str, value: float) -> float:
+    """A size as the generator takes it, in the terrain's unit (slopes: rise/run to degrees)."""
+    return math.degrees(math.atan(value)) if TERRAINS[name].unit == "deg" else value
 
 
 def parse_cell(text: str) -> TerrainCell:
@@ -148,15 +184,28 @@ beyond (7 cm: at 8 cm Isaac Lab's generator makes some faces vertical, which MuJ
 reproduce)."""
 
 
-def default_cells() -> list[TerrainCell]:
-    """The default terrain grid (``--terrain default``)."""
-    return [TerrainCell(name, size) for name, sizes in DEFAULT_SIZES.items() for size in sizes]
+TALLER_SIZES = {"stairs_up": (0.15, 0.18, 0.20), "stairs_down": (0.15, 0.18, 0.20)}
+"""Sizes the default grid adds, up to the trained terrain's hardest, for a policy trained beyond Go2-Rough's
+ranges: household risers of 15, 18 and 20 cm (the stairs20 terrain's goal sizes and its top)."""
 
 
-def parse_cells(text: str) -> list[TerrainCell]:
-    """``default`` or space/comma-separated cells."""
+def default_cells(trained=None) -> list[TerrainCell]:
+    """The default terrain grid (``--terrain default``) of a policy trained on the terrain generator ``trained`` (a
+    ``TerrainGeneratorCfg``, or its dict as a run's ``params/env.yaml`` holds it; ``None``: Go2-Rough's):
+    :data:`DEFAULT_SIZES`, then each of :data:`TALLER_SIZES` above Go2-Rough's hardest size and at most the trained
+    terrain's. So stairs20 adds stairs up and down at 15, 18 and 20 cm, and Go2-Rough's grid is the default one."""
+    cells = []
+    for name, sizes in DEFAULT_SIZES.items():
+        top = hardest(name, trained) if trained is not None else hardest(name)
+        taller = [size for size in TALLER_SIZES.get(name, ()) if hardest(name) < size <= top + 1e-9]
+        cells += [TerrainCell(name, size) for size in (*sizes, *taller)]
+    return cells
+
+
+def parse_cells(text: str, trained=None) -> list[TerrainCell]:
+    """``default`` (:func:`default_cells` of a policy trained on ``trained``) or space/comma-separated cells."""
     if text.strip() == "default":
-        return default_cells()
+        return default_cells(trained)
     cells = [parse_cell(part) for part in text.replace(",", " ").split()]
     if not cells:
         raise ValueError("terrain cells: expected 'default' or cells like stairs_up:0.10")

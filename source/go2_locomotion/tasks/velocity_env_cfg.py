@@ -9,6 +9,7 @@ Shapes: ``N`` is the number of environments. The policy observation is ``[N, 237
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import isaaclab.sim as sim_utils
@@ -37,7 +38,7 @@ from isaaclab_physx.sim.spawners.materials import PhysxRigidBodyMaterialCfg
 from isaaclab_tasks.utils import PresetCfg
 
 from ..assets.go2 import GO2_CFG, STANDING_BASE_HEIGHT
-from ..assets.go2_description import FOOT_BODIES
+from ..assets.go2_description import FOOT_BODIES, TOTAL_MASS
 from ..compat import PATCH_LAUNCHER
 from . import mdp
 from .height_scanner import HeightScannerCfg
@@ -165,7 +166,79 @@ GO2_ROUGH_TERRAINS = TerrainGeneratorCfg(
         ),
     },
 )
-"""Isaac Lab's rough-terrain mix with obstacle heights scaled down for the Go2 (8 m tiles, 10 levels x 20)."""
+"""Isaac Lab's rough-terrain mix with obstacle heights scaled down for the Go2 (8 m tiles, 10 levels x 20): the
+figures of Isaac Lab's own Go2 rough task, stairs up and down to 12 cm (:class:`Go2TerrainsCfg`'s default)."""
+
+TALLEST_STEP = 0.20
+"""Highest riser of the stairs20 terrain [m]: household stairs have 15-20 cm risers (building codes cap them near
+19-20 cm), where Go2-Rough's stairs stop at 12 cm."""
+
+STAIRS20_STAIRS_SHARE = 0.3
+"""Share of the stairs20 columns for each stairs direction [-]: 0.3 up + 0.3 down = 60 % stairs, HIMLoco's share
+for its Go2; 12 of the 20 columns, and so 60 % of the robots (Isaac Lab spreads the robots evenly over the
+columns)."""
+
+STAIRS20_OTHER_SHARE = 0.1
+"""Share of the stairs20 columns for each other sub-terrain [-]: boxes and random rough down from 0.2, slopes up
+and down at Go2-Rough's 0.1; 2 columns each, so none is dropped."""
+
+_ROUGH = GO2_ROUGH_TERRAINS.sub_terrains
+
+GO2_STAIRS20_TERRAINS = GO2_ROUGH_TERRAINS.replace(
+    sub_terrains={
+        # Go2-Rough's lowest riser (2.5 cm) at level 0 up to TALLEST_STEP; tread and platforms unchanged
+        "pyramid_stairs": _ROUGH["pyramid_stairs"].replace(
+            proportion=STAIRS20_STAIRS_SHARE,
+            step_height_range=(_ROUGH["pyramid_stairs"].step_height_range[0], TALLEST_STEP),
+        ),
+        "pyramid_stairs_inv": _ROUGH["pyramid_stairs_inv"].replace(
+            proportion=STAIRS20_STAIRS_SHARE,
+            step_height_range=(_ROUGH["pyramid_stairs_inv"].step_height_range[0], TALLEST_STEP),
+        ),
+        # every other sub-terrain at Go2-Rough's range
+        **{
+            key: _ROUGH[key].replace(proportion=STAIRS20_OTHER_SHARE)
+            for key in ("boxes", "random_rough", "hf_pyramid_slope", "hf_pyramid_slope_inv")
+        },
+    },
+)
+"""Go2-Rough's terrain with stairs to 20 cm (``presets=stairs20``): household stairs, and more robots on them.
+
+- Stairs down (pyramid) and up (inverted pyramid): risers from Go2-Rough's lowest, 2.5 cm, to
+  :data:`TALLEST_STEP` across the 10 levels. Isaac Lab gives the tiles of level ``r`` a difficulty drawn from
+  ``[r / 10, (r + 1) / 10)`` and the riser is ``2.5 + 17.5 x difficulty`` cm, 1.75 cm per level (Go2-Rough's 0.95
+  cm): level 7 is the first with 15 cm (14.75-16.5 cm), level 8 with 18 cm (16.5-18.25 cm), level 9 reaches 20 cm
+  (18.25-20 cm); 10 cm, Go2-Rough's goal, is level 4 (9.5-11.25 cm) here, level 7 there
+  (``terrain_cells.level_sizes`` computes the ranges, ``tests/unit/test_stairs20_terrain.py`` checks them by hand).
+- Treads stay Isaac Lab's 0.30 m: the deep end of building treads (0.25-0.30 m), shorter than the Go2's 0.39 m from
+  front to hind feet, so its feet stand on different steps as on a building's stairs; a 20 cm riser on it is a
+  34 degree flight. With the platforms and borders unchanged, a tile differs from Go2-Rough's only in its riser, so
+  the evaluation's terrain cells are the same tiles for a policy trained on either.
+- 60 % stairs (:data:`STAIRS20_STAIRS_SHARE`), and boxes, random rough and slopes kept at their ranges
+  (:data:`STAIRS20_OTHER_SHARE`).
+"""
+
+
+@configclass
+class Go2TerrainsCfg(PresetCfg):
+    """Go2-Rough's terrain generators, selected on the command line with ``presets=<name>`` (Isaac Lab's preset
+    selector; with the CPU recipe ``presets=cpu,stairs20``) or ``env.scene.terrain.terrain_generator=<name>``."""
+
+    default = GO2_ROUGH_TERRAINS
+    """Isaac Lab's Go2 terrain: stairs to 12 cm."""
+    stairs20 = GO2_STAIRS20_TERRAINS
+    """Stairs to 20 cm on 60 % of the columns (:data:`GO2_STAIRS20_TERRAINS`)."""
+
+
+def terrain_generators(generator) -> list[TerrainGeneratorCfg]:
+    """The terrain generator config: each of :class:`Go2TerrainsCfg`'s while presets are unresolved (a -Play config
+    applies its play mode then), the config itself after, none for ``None`` (a plane)."""
+    if generator is None:
+        return []
+    if isinstance(generator, PresetCfg):
+        return [getattr(generator, field.name) for field in dataclasses.fields(generator)]
+    return [generator]
+
 
 TERRAIN_MATERIAL = PhysxRigidBodyMaterialCfg(
     friction_combine_mode="multiply", restitution_combine_mode="multiply", static_friction=1.0, dynamic_friction=1.0
@@ -183,14 +256,15 @@ class Go2SceneCfg(InteractiveSceneCfg):
     terrain = TerrainImporterCfg(
         prim_path="/World/ground",
         terrain_type="generator",
-        terrain_generator=GO2_ROUGH_TERRAINS,
+        terrain_generator=Go2TerrainsCfg(),
         max_init_terrain_level=5,
         collision_group=-1,
         physics_material=TERRAIN_MATERIAL,
         visual_material=sim_utils.PreviewSurfaceCfg(diffuse_color=(0.45, 0.47, 0.5)),
         debug_vis=False,
     )
-    """Generated rough terrain, robots start on the five easiest levels."""
+    """Generated rough terrain (:class:`Go2TerrainsCfg`: Go2-Rough's default, or ``presets=stairs20``), robots start
+    on the five easiest levels."""
 
     robot: ArticulationCfg = GO2_CFG.replace(prim_path="{ENV_REGEX_NS}/Robot")
     """The Go2."""
@@ -250,9 +324,20 @@ class ActionsCfg:
     """Action ``[N, 12]``: target = standing pose + 0.25 x action [rad]."""
 
 
+GO2_WEIGHT = TOTAL_MASS * -SimulationCfg().gravity[2]
+"""The Go2's weight [N]: the unit of the critic's foot contact forces (a foot standing carries about a quarter)."""
+
+BLIND_HISTORY = 10
+"""Policy steps a blind actor sees [-]: 0.2 s, about one swing of a foot (``GAIT_PERIOD`` / 2 = 0.25 s), long enough
+to feel a front foot strike a riser and lift it again; HIMLoco's Go2 history is 6 steps."""
+
+
 @configclass
 class ObservationsCfg:
-    """Observation groups; the actor and the critic both read ``policy``."""
+    """Observation groups: ``policy`` (the actor's; the critic's too unless the agent's ``obs_groups`` maps ``critic``
+    to the privileged ``critic`` group: asymmetric actor-critic) and ``teacher`` (a distillation teacher's input).
+    Go2-Rough-Blind sets ``critic`` and ``teacher``; elsewhere they are ``None``, since RSL-RL's rollout storage keeps
+    every group the environment returns, read or not."""
 
     @configclass
     class PolicyCfg(ObsGroup):
@@ -290,7 +375,38 @@ class ObservationsCfg:
             self.enable_corruption = True
             self.concatenate_terms = True
 
+    @configclass
+    class CriticCfg(PolicyCfg):
+        """The policy's terms without noise, then what only the simulator knows: the foot contact forces and the
+        trunk's added mass. The trunk velocity and the height scan are already among the policy's terms."""
+
+        feet_contact_force = ObsTerm(func=mdp.feet_contact_force, params={"sensor_cfg": FEET}, scale=1 / GO2_WEIGHT)
+        """Net contact force on each foot in :data:`FOOT_BODIES` order ``[N, 4]``, in Go2 weights."""
+        trunk_mass_offset = ObsTerm(
+            func=mdp.body_mass_offset, params={"asset_cfg": SceneEntityCfg("robot", body_names="base")}
+        )
+        """Trunk mass added by the start-up randomisation ``[N, 1]`` [kg]."""
+
+        def __post_init__(self):
+            super().__post_init__()
+            self.enable_corruption = False
+
+    @configclass
+    class BlindPolicyCfg(PolicyCfg):
+        """What a Go2 measures (``LowState`` at 50 Hz: IMU angular velocity, projected gravity, joint positions and
+        velocities), the last action, the command and the clock, over the last :data:`BLIND_HISTORY` policy steps,
+        oldest first (``[N, 47 x 10]``). No trunk linear velocity (a robot estimates it) and no height scan."""
+
+        def __post_init__(self):
+            super().__post_init__()
+            self.base_lin_vel = None
+            self.height_scan = None
+            self.history_length = BLIND_HISTORY
+            self.history_order = "time"
+
     policy: PolicyCfg = PolicyCfg()
+    critic: CriticCfg | None = None
+    teacher: PolicyCfg | None = None
 
 
 @configclass
@@ -473,7 +589,7 @@ class Go2RoughEnvCfg(ManagerBasedRLEnvCfg):
         self.commands.base_velocity.debug_vis = True
         terrain = self.scene.terrain
         terrain.max_init_terrain_level = None  # spread robots over the whole grid
-        if terrain.terrain_generator is not None:
-            terrain.terrain_generator.num_rows = 5
-            terrain.terrain_generator.num_cols = 5
-            terrain.terrain_generator.curriculum = False
+        for generator in terrain_generators(terrain.terrain_generator):
+            generator.num_rows = 5
+            generator.num_cols = 5
+            generator.curriculum = False

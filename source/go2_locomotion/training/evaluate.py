@@ -37,11 +37,12 @@ from ..evaluation.metrics import FEET, GridRecorder, StepState, rank_key
 from ..tasks.terrain_cells import cells_generator, parse_cells
 from ..tasks.velocity_env_cfg import VELOCITY_COMMAND
 from ..versions import package_versions
-from .checkpoints import check_compatible, list_checkpoints, read_checkpoint
+from . import run_params
+from .checkpoints import check_compatible, list_checkpoints, log_root, read_checkpoint, resolve_checkpoint
 from .cli import make_parser, parse_args, resolve_configs
 from .session import load_policy, loaded_policy
 from .stall_guard import STALL_FILE, GuardedSteps
-from .task_ids import check_task, play_id
+from .task_ids import check_task, play_id, training_id
 
 # Imported inside functions: Isaac Lab and torch (heavy; under Isaac Sim they follow Kit's start, the launch).
 
@@ -132,6 +133,24 @@ def _check_arguments(args) -> None:
         check_writable(args.out, "--out")
 
 
+def trained_terrain(args, agent_cfg, generator):
+    """The terrain generator the checkpoint trained on, which sets the default terrain cells: its run's
+    ``params/env.yaml`` beside it, else (a shipped or copied checkpoint) the evaluated config's (``presets=stairs20``
+    selects stairs20's)."""
+    if generator is None:
+        return None
+    checkpoint = resolve_checkpoint(
+        args.checkpoint or "latest",
+        root=log_root(agent_cfg.experiment_name),
+        task=training_id(check_task(args.task)),
+        agent=args.agent,
+    )
+    params = checkpoint.parent / "params" / "env.yaml"
+    if not params.is_file():
+        return generator
+    return run_params.load(params)["scene"]["terrain"]["terrain_generator"] or generator
+
+
 def run_checkpoints(run: Path, every: int) -> list[Path]:
     """Every ``every``-th checkpoint of a run folder in iteration order, and always its last."""
     if not run.is_dir():
@@ -166,13 +185,17 @@ def _main(argv: list[str] | None) -> int:
     checkpoints = run_checkpoints(args.run, args.every) if args.run else None
     if checkpoints:
         args.checkpoint = str(checkpoints[0])
-    env_cfg, _ = resolve_configs(play_id(check_task(args.task)), args.agent, play_mode=True, overrides=overrides)
+    env_cfg, agent_cfg = resolve_configs(
+        play_id(check_task(args.task)), args.agent, play_mode=True, overrides=overrides
+    )
     generator = env_cfg.scene.terrain.terrain_generator
     if args.terrain is not None and generator is None:
         raise UsageError(f"--terrain: task {args.task} has no generated terrain; use it with Go2-Rough")
     ranges = getattr(env_cfg.commands, VELOCITY_COMMAND).ranges.to_dict()
     try:
-        cells = parse_cells(args.terrain) if args.terrain is not None else None
+        cells = (
+            parse_cells(args.terrain, trained_terrain(args, agent_cfg, generator)) if args.terrain is not None else None
+        )
         grid = parse_grid(args.grid) if args.grid else default_grid(ranges)
     except ValueError as error:
         raise UsageError(f"--terrain {args.terrain}: {error}" if args.terrain else str(error)) from None
