@@ -65,6 +65,20 @@ def test_auto_without_a_checkpoint_starts_in_the_named_folder(tmp_path, exists):
     assert run.earlier_attempt is exists
 
 
+def test_auto_with_a_checkpoint_starts_an_empty_folder_from_it_and_the_folder_wins_after(tmp_path):
+    source = tmp_path / "shipped"
+    source.mkdir()
+    start = _checkpoint(source, 1163)
+    run = _plan(tmp_path, resume=RESUME_AUTO, run_name="stairs20", checkpoint=str(start), max_iterations=1500)
+    assert (run.log_dir, run.resume_from, run.checkpoint["iter"]) == (tmp_path / "stairs20", start, 1163)
+    assert run.iterations == 1500 - 1164  # in total: the continuation trains iterations 1164..1499
+    # a requeued attempt of the same command continues from the folder's own newest checkpoint
+    (tmp_path / "stairs20").mkdir()
+    own = _checkpoint(tmp_path / "stairs20", 1200)
+    again = _plan(tmp_path, resume=RESUME_AUTO, run_name="stairs20", checkpoint=str(start), max_iterations=1500)
+    assert (again.resume_from, again.iterations) == (own, 1500 - 1201)
+
+
 def test_resume_from_a_named_checkpoint_starts_a_new_folder(tmp_path):
     source = tmp_path / "old"
     source.mkdir()

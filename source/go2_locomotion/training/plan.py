@@ -104,7 +104,8 @@ def plan_run(
         max_iterations: The run's iteration budget in total.
         geometry: The rollout shape.
         run_name: ``--run_name`` (with auto: the folder itself; otherwise a suffix of the timestamp).
-        checkpoint: ``--checkpoint`` (a new run continues from it with ``--resume``, or when given at all).
+        checkpoint: ``--checkpoint`` (a new run continues from it with ``--resume``, or when given at all; with
+            auto, the folder starts from it while it holds no checkpoint of its own).
         timestamp: ``--run_timestamp`` (all ranks of a distributed run share one), default now.
         rank: The global rank under torchrun, ``None`` when not distributed.
         agent: The agent entry point (``--agent``): ``latest`` looks among that agent's runs.
@@ -117,6 +118,10 @@ def plan_run(
     if resume == RESUME_AUTO:
         log_dir = root / run_name
         found = newest_loadable_checkpoint(log_dir) if log_dir.is_dir() else None
+        if found is None and checkpoint:
+            # a continuation's first attempt: its folder starts from --checkpoint (requeued attempts from the folder)
+            start = resolve_checkpoint(checkpoint, root=root, task=task, agent=agent)
+            found = start, read_checkpoint(start)
         if found is None:
             return RunPlan(log_dir=log_dir, iterations=max_iterations, earlier_attempt=log_dir.is_dir(), **common)
         path, data = found

@@ -43,7 +43,8 @@ def build_parser() -> argparse.ArgumentParser:
             help="Continue training from --checkpoint (default: latest, the newest run of this task's experiment) "
             "in a new run folder. '--resume auto' with --run_name NAME makes the command idempotent for requeued "
             "cluster jobs: the run folder is <experiment>/NAME; it continues from that folder's newest loadable "
-            "checkpoint, or starts there if it has none, and trains until --max_iterations in total.",
+            "checkpoint, or, while it has none, from --checkpoint if given (else from scratch), and trains until "
+            "--max_iterations in total.",
         )
         parser.add_argument(
             "--warm_start",
