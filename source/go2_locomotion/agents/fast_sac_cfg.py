@@ -69,6 +69,13 @@ class FastSacAlgorithmCfg:
     """Steps summed into each critic target before it bootstraps (n-step returns), a positive whole number; 1: the
     one-step target of SAC. Larger carries rewards back faster (FastTD3 uses 1-3) at the cost of bias: the steps
     after the first are the behaviour policy's."""
+    critic_rule: str = "clipped"
+    """How the twin critics combine (a name, no units), ``"clipped"`` or ``"independent"``. ``"clipped"`` (clipped
+    double Q, SAC's and FastTD3's): both critics learn toward the target critic with the lower value (per sample; of
+    distributional critics, the distribution with the lower mean) and the actor maximises the lower of the two Q
+    values, a pessimism that counters the overestimation a policy builds up by chasing critic errors. ``"independent"``
+    (holosoma's FastSAC): each critic learns toward its own target critic (its own projected distribution) and the
+    actor maximises the mean of the two, less pessimistic. ``"clipped"`` is the default: every measured run used it."""
     tau: float = 0.05
     """Polyak rate of the target critics per gradient step, in (0, 1]."""
     actor_learning_rate: float = 3e-4

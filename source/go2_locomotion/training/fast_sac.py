@@ -16,7 +16,9 @@ is written here, on RSL-RL's named extension points:
 
 The recipe (FastTD3 / FastSAC): many parallel environments, a tanh-squashed Gaussian actor with state-dependent
 std, twin Q critics with LayerNorm and clipped double-Q targets, Polyak-averaged target critics, an automatically
-tuned entropy temperature, observation normalisation, several gradient steps per collected batch.
+tuned entropy temperature, observation normalisation, several gradient steps per collected batch. How the two critics
+combine is a setting (:data:`CRITIC_RULES`): clipped double Q (the default), or each critic to its own target critic
+with the actor on their mean.
 
 Episodes cut by the time limit bootstrap from the state before the reset (the observation after a reset belongs to
 the next episode; Isaac Lab keeps no final observation): the same approximation RSL-RL's PPO makes with its value
@@ -33,6 +35,8 @@ from __future__ import annotations
 
 import copy
 import math
+from collections.abc import Callable
+from typing import NamedTuple
 
 import torch
 import torch.nn as nn
@@ -144,6 +148,50 @@ def categorical_projection(values: torch.Tensor, probs: torch.Tensor, support: t
     projected.scatter_add_(-1, lower.long(), probs * (1.0 - upper_share))
     projected.scatter_add_(-1, (lower + 1).clamp(max=count - 1).long(), probs * upper_share)
     return projected
+
+
+class CriticRule(NamedTuple):
+    """How the twin critics combine: into what each critic bootstraps from, and into the Q value the actor
+    maximises."""
+
+    bootstrap: Callable[..., tuple[torch.Tensor, torch.Tensor]]
+    """``(next1, next2, mean1, mean2)`` -> what critic 1 and critic 2 bootstrap from, given the two target critics'
+    outputs at the next state and policy action: values ``[B]`` (scalar critics) or return distributions
+    ``[B, num_atoms]`` (distributional), and their means ``[B]``. A rule returns one tensor twice when both critics
+    share a target (it is then computed once)."""
+    actor_value: Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
+    """``(q1, q2)`` ``[B]`` -> the Q value ``[B]`` the actor maximises."""
+
+
+def _lower_target(next1, next2, mean1, mean2) -> tuple[torch.Tensor, torch.Tensor]:
+    """Clipped double Q: per sample, the target critic with the lower mean, for both critics."""
+    first = mean1 <= mean2
+    lower = torch.where(first.unsqueeze(-1) if next1.dim() > first.dim() else first, next1, next2)
+    return lower, lower
+
+
+def _own_target(next1, next2, mean1, mean2) -> tuple[torch.Tensor, torch.Tensor]:
+    """Each critic bootstraps from its own target critic."""
+    return next1, next2
+
+
+def _mean_q(q1: torch.Tensor, q2: torch.Tensor) -> torch.Tensor:
+    return 0.5 * (q1 + q2)
+
+
+CRITIC_RULES: dict[str, CriticRule] = {
+    "clipped": CriticRule(_lower_target, torch.minimum),
+    "independent": CriticRule(_own_target, _mean_q),
+}
+"""``algorithm.critic_rule`` -> its rule. ``clipped``: both critics learn toward the lower target critic, the actor
+maximises the lower Q (SAC's and FastTD3's clipped double Q). ``independent``: each critic learns toward its own
+target critic, the actor maximises the mean Q (holosoma's FastSAC)."""
+
+
+def _each(transform: Callable[[torch.Tensor], torch.Tensor], pair: tuple[torch.Tensor, torch.Tensor]):
+    """``transform`` of both entries, computed once where the two are the same tensor."""
+    first = transform(pair[0])
+    return first, first if pair[1] is pair[0] else transform(pair[1])
 
 
 class TwinQCritic(nn.Module):
@@ -343,10 +391,15 @@ class FastSAC:
         policy_frequency: int,
         max_grad_norm: float,
         n_step: int = 1,
+        critic_rule: str = "clipped",
         multi_gpu_cfg: dict | None = None,
     ) -> None:
         if multi_gpu_cfg is not None:
             raise ValueError("FastSAC runs in one process (several ranks are not supported)")
+        if critic_rule not in list(CRITIC_RULES):
+            raise ValueError(f"critic_rule must be one of {list(CRITIC_RULES)}, got {critic_rule!r}")
+        self.critic_rule = CRITIC_RULES[critic_rule]
+        """How the twin critics combine in the critic targets and the actor loss (chosen once)."""
         self.device = device
         self.actor = actor
         self.critic = critic
@@ -427,16 +480,7 @@ class FastSAC:
         for _ in range(self.gradient_steps):
             batch = self.buffer.sample(self.batch_size)
             alpha = self.log_alpha.exp().detach()
-            if self.critic.distributional:
-                critic_loss, q1 = self._distributional_critic_loss(batch, alpha)
-            else:
-                with torch.no_grad():
-                    next_actions, next_log_prob = self._sample_policy(batch["next_obs"])
-                    q1_next, q2_next = self.target_critic(batch["next_obs"], next_actions)
-                    soft_value = torch.min(q1_next, q2_next) - alpha * next_log_prob
-                    target = batch["rewards"] + batch["discount"] * (1.0 - batch["terminated"]) * soft_value
-                q1, q2 = self.critic(batch["obs"], batch["actions"])
-                critic_loss = nn.functional.mse_loss(q1, target) + nn.functional.mse_loss(q2, target)
+            critic_loss, q1 = self.critic_loss(batch, alpha)
             self.critic_optimizer.zero_grad(set_to_none=True)
             critic_loss.backward()
             nn.utils.clip_grad_norm_(self.critic.parameters(), self.max_grad_norm)
@@ -445,9 +489,7 @@ class FastSAC:
             totals["q"] += q1.mean().item()
 
             if self.updates % self.policy_frequency == 0:
-                actions, log_prob = self._sample_policy(batch["obs"])
-                q1_pi, q2_pi = self.critic(batch["obs"], actions)
-                actor_loss = (alpha * log_prob - torch.min(q1_pi, q2_pi)).mean()
+                actor_loss, log_prob = self.actor_loss(batch["obs"], alpha)
                 self.actor_optimizer.zero_grad(set_to_none=True)
                 actor_loss.backward()
                 nn.utils.clip_grad_norm_(self.actor.parameters(), self.max_grad_norm)
@@ -475,22 +517,43 @@ class FastSAC:
             "temperature": self.alpha,
         }
 
-    def _distributional_critic_loss(self, batch: dict, alpha: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """Cross-entropy of each critic's distribution to the soft target's: of the two target critics, the one
-        with the lower mean at the next state and policy action (clipped double Q, per sample), its atoms moved to
-        ``r + g^m (1 - d) (z - alpha log pi)`` and projected back onto the support. Also the first critic's mean."""
+    @torch.no_grad()
+    def critic_targets(self, batch: dict, alpha: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """The soft targets of critic 1 and critic 2 for a replayed ``batch``, bootstrapped (by ``critic_rule``) from
+        the target critics at the next state and a fresh policy action. Scalar critics: values ``[B]``,
+        ``r + g^m (1 - d) (Q' - alpha log pi)``. Distributional critics: distributions ``[B, num_atoms]``, the
+        target critic's atoms moved to ``r + g^m (1 - d) (z - alpha log pi)`` and projected back onto the support."""
+        next_actions, next_log_prob = self._sample_policy(batch["next_obs"])
+        bootstrap = batch["discount"] * (1.0 - batch["terminated"])
+        if not self.critic.distributional:
+            q1_next, q2_next = self.target_critic(batch["next_obs"], next_actions)
+            sources = self.critic_rule.bootstrap(q1_next, q2_next, q1_next, q2_next)
+            return _each(lambda q: batch["rewards"] + bootstrap * (q - alpha * next_log_prob), sources)
         support = self.critic.support
-        with torch.no_grad():
-            next_actions, next_log_prob = self._sample_policy(batch["next_obs"])
-            p1, p2 = (logits.softmax(-1) for logits in self.target_critic.logits(batch["next_obs"], next_actions))
-            lower_first = (self.target_critic.mean(p1) <= self.target_critic.mean(p2)).unsqueeze(-1)
-            next_probs = torch.where(lower_first, p1, p2)
-            bootstrap = (batch["discount"] * (1.0 - batch["terminated"])).unsqueeze(-1)
-            atoms = batch["rewards"].unsqueeze(-1) + bootstrap * (support - alpha * next_log_prob.unsqueeze(-1))
-            target = categorical_projection(atoms, next_probs, support)
+        p1, p2 = (logits.softmax(-1) for logits in self.target_critic.logits(batch["next_obs"], next_actions))
+        sources = self.critic_rule.bootstrap(p1, p2, self.target_critic.mean(p1), self.target_critic.mean(p2))
+        shift = support - alpha * next_log_prob.unsqueeze(-1)
+        atoms = batch["rewards"].unsqueeze(-1) + bootstrap.unsqueeze(-1) * shift
+        return _each(lambda probs: categorical_projection(atoms, probs, support), sources)
+
+    def critic_loss(self, batch: dict, alpha: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """The summed loss of each critic to its own target (:meth:`critic_targets`): squared error of scalar
+        critics, cross-entropy of distributional ones. Also the first critic's Q ``[B]``, detached."""
+        target1, target2 = self.critic_targets(batch, alpha)
+        if not self.critic.distributional:
+            q1, q2 = self.critic(batch["obs"], batch["actions"])
+            return nn.functional.mse_loss(q1, target1) + nn.functional.mse_loss(q2, target2), q1.detach()
         logits1, logits2 = self.critic.logits(batch["obs"], batch["actions"])
-        loss = sum(-(target * logits.log_softmax(-1)).sum(-1).mean() for logits in (logits1, logits2))
+        pairs = ((target1, logits1), (target2, logits2))
+        loss = sum(-(target * logits.log_softmax(-1)).sum(-1).mean() for target, logits in pairs)
         return loss, self.critic.mean(logits1.detach().softmax(-1))
+
+    def actor_loss(self, obs: TensorDict, alpha: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """``mean(alpha log pi - Q)`` over a fresh reparameterised policy action, Q the critics' values combined by
+        ``critic_rule``; also ``log pi`` ``[B]``."""
+        actions, log_prob = self._sample_policy(obs)
+        q1_pi, q2_pi = self.critic(obs, actions)
+        return (alpha * log_prob - self.critic_rule.actor_value(q1_pi, q2_pi)).mean(), log_prob
 
     # -- modes, checkpoints --------------------------------------------------------------------------------------
 
