@@ -179,8 +179,16 @@ def sim_main(argv: list[str] | None = None) -> int:
         "--model",
         type=Path,
         default=None,
-        help="MJCF file of a Go2 to simulate instead of this package's description; its joints (FR_hip_joint, ...), "
-        "trunk (base, on a free joint) and feet (FR_foot, ...) named as the description's.",
+        help="MJCF file of a Go2 to simulate instead of this package's description, e.g. unitree_mujoco's go2.xml: "
+        "its joints (FR_hip_joint, ...) and feet (FR_foot, ...) named as the description's, its trunk (any name) on "
+        "a free joint; visual meshes that cannot be found are left out.",
+    )
+    parser.add_argument(
+        "--terrain",
+        default="flat",
+        help="The ground: flat (default) or one Go2-Rough terrain cell named as scripts/sim2sim.py names it, e.g. "
+        "stairs_up:0.10, stairs_down:0.15, slopes_up:20 (built by Isaac Lab's terrain generator: a few seconds). The "
+        "robot starts at the tile's centre facing +x, towards the steps.",
     )
     parser.add_argument("--network", default="lo", help="A loopback interface (default lo).")
     parser.add_argument("--domain", type=int, default=ROBOT_DOMAIN_ID, help="DDS domain id (default 0, as the Go2).")
@@ -199,8 +207,9 @@ def sim_main(argv: list[str] | None = None) -> int:
 
     def _main() -> int:
         from ..sim2sim.gif import VideoUnavailable
+        from ..sim2sim.terrain import build_ground
         from .dds import Bus
-        from .sim import SimulatedGo2, check_model_file, parse_remote
+        from .sim import PREFIX, SimulatedGo2, check_model_file, parse_remote
 
         _domain(args.domain)
         check_interface(args.network, loopback_only=True, robot=False)
@@ -211,14 +220,19 @@ def sim_main(argv: list[str] | None = None) -> int:
             raise UsageError(f"--substeps {args.substeps}: give a positive integer")
         try:
             remote = parse_remote(args.remote)
-            if args.model is not None:
-                check_model_file(args.model)
+            notes = check_model_file(args.model) if args.model is not None else ()
         except ValueError as error:
             raise UsageError(str(error)) from None
         bundle = _bundle(args.bundle)
         for flag, path in (("--log", args.log), ("--video", args.video)):
             if path is not None:
                 prepare_output_file(path, flag)
+        try:
+            terrain = build_ground(args.terrain)
+        except ValueError as error:  # the message starts with the text or the cell
+            raise UsageError(f"--terrain {error}") from None
+        for note in notes:
+            print(f"{PREFIX} --model {args.model}: {note}")
         bus = Bus(args.domain, args.network)
         if bus.other_writers(TOPIC_LOWSTATE, 0.3):
             raise UsageError(
@@ -230,6 +244,7 @@ def sim_main(argv: list[str] | None = None) -> int:
                 bundle,
                 substeps=args.substeps,
                 model_file=args.model,
+                terrain=terrain,
                 remote=remote,
                 log=args.log and args.log.absolute(),
                 video=args.video and args.video.absolute(),

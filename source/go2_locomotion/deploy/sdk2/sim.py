@@ -19,8 +19,15 @@ Like the robot's motor drivers: a LowCmd whose CRC does not match is ignored; be
 motors give no torque; without new commands the last one keeps acting (a controller that dies mid-walk leaves the
 robot on its last targets: that is why the controller sends damping on every way out).
 
-The record (``--log``, JSON lines) is what the tests measure: the trunk's position and velocity at 50 Hz, every
-LowState's tick with when it was ready, every LowCmd with when it arrived and whether its CRC held.
+The ground is a floor plane or one of Go2-Rough's terrain cells (``--terrain stairs_up:0.10``:
+:func:`~go2_locomotion.deploy.sim2sim.terrain.build_ground`, the cells of ``scripts/sim2sim.py``). The robot starts
+where sim-to-sim's terrain grid starts its first robot: at the cell's origin (the tile's centre), feet on the
+ground, facing +x (yaw 0), straight at the side of the tile it walks out through (up the steps of ``stairs_up``).
+
+The record (``--log``, JSON lines) is what the tests measure: first the start (``{"start": {...}}``: the terrain's
+label and origin, the trunk's position), then the trunk's position, velocity and the ground height under it at
+50 Hz (how high it climbed: ``ground`` against the start's), every LowState's tick with when it was ready, every
+LowCmd with when it arrived and whether its CRC held.
 """
 
 from __future__ import annotations
@@ -38,7 +45,8 @@ import numpy as np
 from ...assets import go2_description as go2
 from ..bundle import SDK2_JOINT_ORDER, Bundle
 from ..sim2sim.gif import GifRecorder
-from ..sim2sim.plant import Go2Plant, dc_motor_clip
+from ..sim2sim.plant import Go2Plant, dc_motor_clip, foot_geoms, load_model_file, trunk_body
+from ..sim2sim.terrain import TerrainGeometry
 from .dds import Bus
 from .estimator import SDK2_LEGS
 from .figures import (
@@ -121,29 +129,39 @@ def remote_at(events: list[RemoteEvent], time_s: float) -> RemoteState:
     return RemoteState(frozenset(buttons), **sticks)
 
 
-def check_model_file(path: Path) -> None:
-    """Refuse an MJCF file the simulated Go2 cannot run: unreadable, or without the description's names (the SDK2
-    joints, the trunk on a free joint, the feet whose contact forces LowState reports).
+def check_model_file(path: Path) -> tuple[str, ...]:
+    """Refuse an MJCF file the simulated Go2 cannot run: unreadable, a colliding geom's mesh missing, or without the
+    description's names (the SDK2 joints, the feet whose contact forces LowState reports, each with a contact
+    sphere) and a trunk on a free joint, the first joint (any name: Unitree's ``go2.xml`` calls it ``base_link``).
+    Returns what loading changed, one line each (:func:`~go2_locomotion.deploy.sim2sim.plant.load_model_file`:
+    missing visual meshes dropped).
 
     Raises:
         ValueError: One line naming the file and what it lacks.
     """
+    loaded = load_model_file(path)
     try:
-        model = mujoco.MjModel.from_xml_path(str(path))
-    except ValueError as error:  # MuJoCo's own message: no such file, a bad element
+        model = loaded.spec.compile()
+    except ValueError as error:  # MuJoCo's own message: a bad element, a file it cannot open
         raise ValueError(f"--model {path}: {' '.join(str(error).split())}") from None
     lacks = [f"joint {n}" for n in SDK2_JOINT_ORDER if mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_JOINT, n) < 0]
-    bodies = (go2.BASE_BODY, *go2.FOOT_BODIES)
-    lacks += [f"body {n}" for n in bodies if mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_BODY, n) < 0]
-    free = model.njnt > 0 and model.jnt_type[0] == mujoco.mjtJoint.mjJNT_FREE
-    if not lacks and not (free and model.body(model.jnt_bodyid[0]).name == go2.BASE_BODY):
-        lacks.append(f"a free joint first, on body {go2.BASE_BODY}")
-    if lacks:
+    lacks += [f"body {n}" for n in go2.FOOT_BODIES if mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_BODY, n) < 0]
+    problem = f"lacks {', '.join(lacks)}" if lacks else None
+    if problem is None:
+        try:
+            trunk_body(model)
+            foot_geoms(model)
+        except ValueError as error:
+            problem = str(error)
+    if problem is None and model.jnt_type[0] != mujoco.mjtJoint.mjJNT_FREE:
+        problem = "its first joint is not the trunk's free joint"
+    if problem is not None:
         raise ValueError(
-            f"--model {path}: lacks {', '.join(lacks)}; accepted: a Go2 named as this package's description (joints "
-            f"{', '.join(SDK2_JOINT_ORDER[:3])}, ..., trunk {go2.BASE_BODY} on a free joint, feet "
-            f"{', '.join(go2.FOOT_BODIES)})"
+            f"--model {path}: {problem}; accepted: a Go2 named as this package's description (joints "
+            f"{', '.join(SDK2_JOINT_ORDER[:3])}, ..., feet {', '.join(go2.FOOT_BODIES)}, each with a contact sphere "
+            "on it or at its origin on the calf) whose trunk, any name, is on the first joint, a free joint"
         )
+    return loaded.notes
 
 
 def motor_torque(
@@ -198,6 +216,8 @@ class SimulatedGo2:
         bundle: Whose physics record (friction, integrator, cone, substeps) and motor limits the robot uses.
         substeps: MuJoCo steps per ``sim_dt``; ``None``: the bundle's.
         model_file: An MJCF Go2 (:func:`check_model_file`) instead of the package's description, or ``None``.
+        terrain: The ground (:func:`~go2_locomotion.deploy.sim2sim.terrain.build_ground`); ``None``: a floor plane.
+            The robot starts at its origin facing +x.
         remote: Scripted remote events.
         log: Where the record goes (JSON lines), or ``None``.
         video: Write an animated GIF of the run here (off-screen MuJoCo), or ``None``.
@@ -211,13 +231,15 @@ class SimulatedGo2:
         *,
         substeps: int | None = None,
         model_file: Path | None = None,
+        terrain: TerrainGeometry | None = None,
         remote: list[RemoteEvent] | None = None,
         log: Path | None = None,
         video: Path | None = None,
         viewer: bool = False,
         say=print,
     ):
-        self.plant = Go2Plant(bundle, substeps, model_file=model_file)
+        self.plant = Go2Plant(bundle, substeps, terrain=terrain, model_file=model_file)
+        self.terrain = terrain
         self.model, self.data = self.plant.model, self.plant.data
         self.dt = float(bundle.field("timing.sim_dt"))
         """The motors' and the LowState's period [s]: the training simulator's physics step (5 ms, 200 Hz for the
@@ -236,7 +258,7 @@ class SimulatedGo2:
             import mujoco.viewer  # the GUI viewer: only with --viewer, and it needs a display
 
             self._viewer = mujoco.viewer.launch_passive(self.model, self.data)
-        self._feet = np.array([self.model.body(f"{leg}_foot").id for leg in SDK2_LEGS])
+        self._feet = np.array([go2.FOOT_BODIES.index(f"{leg}_foot") for leg in SDK2_LEGS])  # plant order -> SDK2's
         self._acceleration = np.zeros(6)
         self.steps = 0
 
@@ -245,9 +267,9 @@ class SimulatedGo2:
 
     # -- sensors -----------------------------------------------------------------------------------------------------
     def foot_forces(self) -> np.ndarray:
-        """``[4]`` vertical ground force on each foot (FR, FL, RR, RL) [N]; valid after :meth:`accelerometer`,
-        whose ``mj_rnePostConstraint`` fills MuJoCo's per-body contact forces."""
-        return np.maximum(self.data.cfrc_ext[self._feet, 5], 0.0)
+        """``[4]`` vertical force on each foot's contact sphere (FR, FL, RR, RL) [N], never below 0
+        (:meth:`~go2_locomotion.deploy.sim2sim.plant.Go2Plant.foot_forces`)."""
+        return np.maximum(self.plant.foot_forces()[self._feet], 0.0)
 
     def accelerometer(self) -> np.ndarray:
         """``[3]`` specific force at the trunk origin in the trunk frame [m/s^2] (+9.81 up at rest)."""
@@ -266,7 +288,7 @@ class SimulatedGo2:
             math.asin(max(-1.0, min(1.0, 2 * (w * y - z * x)))),
             math.atan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z)),
         )
-        accelerometer = self.accelerometer()  # first: it also computes the contact forces
+        accelerometer = self.accelerometer()
         return lowstate(
             tick=round(time_s * 1000),
             q=d.qpos[p.qpos_adr],
@@ -294,12 +316,30 @@ class SimulatedGo2:
         if self._log is not None:
             self._log.write(json.dumps(entry) + "\n")
 
+    def _start_record(self) -> dict:
+        """Where the run starts: the ground (``flat`` or the cell's label, its origin) and the trunk's position."""
+        origin = self.terrain.origin if self.terrain is not None else np.zeros(3)
+        return {
+            "start": {
+                "terrain": self.terrain.label if self.terrain is not None else "flat",
+                "origin": origin.round(4).tolist(),
+                "pos": self.data.qpos[:3].round(4).tolist(),
+                "ground": self._ground(),
+            }
+        }
+
+    def _ground(self) -> float | None:
+        """World z of the ground straight under the trunk origin [m], 4 decimals; ``None`` off the ground."""
+        height = self.plant.base_height()
+        return round(float(self.data.qpos[2]) - height, 4) if math.isfinite(height) else None
+
     def _trunk_record(self, time_s: float, wall: float) -> dict:
         d = self.data
         return {
             "t": round(time_s, 4),
             "wall": wall,
             "pos": d.qpos[:3].round(4).tolist(),
+            "ground": self._ground(),
             "vel": self.plant.base_lin_vel().round(4).tolist(),
             "wz": round(float(d.qvel[5]), 4),
             "height": round(float(d.qpos[2]), 4),
@@ -319,6 +359,7 @@ class SimulatedGo2:
             f"Go2 on {bus.interface}, DDS domain {bus.domain_id}: LowState every {1e3 * self.dt:g} ms on "
             f"{TOPIC_LOWSTATE}, motors from {TOPIC_LOWCMD} (no torque before the first valid LowCmd)"
         )
+        self._record(self._start_record())
         freeze_heap()
         start = time.monotonic()
         behind_reported, restarts, late_steps = 0.0, 0, 0

@@ -3,6 +3,11 @@
 the physics rate (``1 / sim_dt``), each torque held over ``substeps`` MuJoCo steps as the training simulator does.
 How MuJoCo steps (substeps, integrator, friction cone) and the friction come from the bundle's ``physics`` section
 (:func:`mujoco_settings`). A policy that observes a height scan reads it from MuJoCo ray casts (:mod:`.height_scan`).
+
+Another MJCF Go2 may replace the description (:func:`load_model_file`): its joints and feet named as the
+description's, its trunk whatever body carries the free joint (Unitree's ``go2.xml`` calls it ``base_link``), each
+foot's contact sphere on the foot body or, as in Unitree's model, on the calf at the foot body's origin
+(:func:`foot_geoms`). Unitree's model names its joints and feet as the description does, so no name is mapped.
 """
 
 from __future__ import annotations
@@ -27,6 +32,116 @@ FALL_BASE_HEIGHT = 0.15
 
 GROUND_GROUP = 3
 """MuJoCo geom group of the ground (the floor plane or a terrain's geoms); height-scan rays see only this group."""
+
+HIDDEN_ROBOT_GROUP = 4
+"""Where a model file's robot geoms in :data:`GROUND_GROUP` go when the model keeps visual geoms to draw (Unitree's
+``go2.xml`` puts its collision geoms in group 3, hidden by MuJoCo's viewer, behind its meshes); without visual
+geoms they go to group 0, drawn. Only the ground stays in :data:`GROUND_GROUP`, so rays never hit the robot."""
+
+
+@dataclass(frozen=True)
+class ModelFile:
+    """An MJCF Go2 as loaded for the plant (:func:`load_model_file`)."""
+
+    spec: mujoco.MjSpec
+    """The model, its missing visual meshes dropped, its robot geoms out of :data:`GROUND_GROUP`."""
+    notes: tuple[str, ...]
+    """One line each on what loading changed (visual meshes dropped), for the user."""
+
+
+def _mesh_path(spec: mujoco.MjSpec, mesh) -> Path:
+    """Where MuJoCo looks for ``mesh``'s file: the file itself if absolute, else under the compiler's ``meshdir``
+    (relative to the model file's folder unless absolute)."""
+    file = Path(mesh.file)
+    if file.is_absolute():
+        return file
+    return Path(spec.modelfiledir) / (spec.compiler.meshdir or "") / file
+
+
+def load_model_file(path: Path) -> ModelFile:
+    """The MJCF Go2 at ``path`` as the plant simulates it. Mesh files that are missing (Unitree's ``go2.xml`` without
+    unitree_mujoco's ``assets`` folder) are dropped with the geoms that draw them when those geoms do not collide
+    (``contype`` and ``conaffinity`` 0: Unitree's ``visual`` class; its collision geoms are primitives), so the
+    physics is the model's; the robot's geoms in :data:`GROUND_GROUP` move out of it (:data:`HIDDEN_ROBOT_GROUP`).
+
+    Raises:
+        ValueError: One line naming the file and what is wrong: unreadable (MuJoCo's message), or a missing mesh
+            file that a colliding geom needs, and what to do.
+    """
+    try:
+        spec = mujoco.MjSpec.from_file(str(path))
+    except ValueError as error:  # MuJoCo's own message: no such file, a bad element
+        raise ValueError(f"--model {path}: {' '.join(str(error).split())}") from None
+    missing = {}
+    for mesh in spec.meshes:
+        if mesh.file and not _mesh_path(spec, mesh).is_file():
+            missing[mesh.name or Path(mesh.file).stem] = mesh  # MuJoCo names an unnamed mesh after its file
+    notes = []
+    if missing:
+        drawn = [g for g in spec.geoms if g.type == mujoco.mjtGeom.mjGEOM_MESH and g.meshname in missing]
+        colliding = [g for g in drawn if g.contype or g.conaffinity]
+        if colliding:
+            mesh = missing[colliding[0].meshname]
+            raise ValueError(
+                f"--model {path}: mesh file {_mesh_path(spec, mesh)} not found, and a colliding geom uses it: put the "
+                "model's mesh files there (unitree_mujoco: its assets folder next to go2.xml) or fix the compiler's "
+                "meshdir"
+            )
+        first = _mesh_path(spec, next(iter(missing.values())))
+        for element in (*drawn, *missing.values()):
+            spec.delete(element)
+        notes.append(
+            f"visual meshes not found ({first} and {len(missing) - 1} more): simulating without them; their geoms "
+            "do not collide, so the physics is the model's (for the looks, put the model's mesh folder there)"
+        )
+    visual = any(not (g.contype or g.conaffinity) for g in spec.geoms)
+    world = {id(g) for g in spec.worldbody.geoms}
+    for geom in spec.geoms:
+        if geom.group == GROUND_GROUP and id(geom) not in world:
+            geom.group = HIDDEN_ROBOT_GROUP if visual else 0
+    return ModelFile(spec, tuple(notes))
+
+
+def trunk_body(model: mujoco.MjModel) -> int:
+    """The body on the model's first free joint: the trunk, whatever its name (``base`` in the description,
+    ``base_link`` in Unitree's ``go2.xml``).
+
+    Raises:
+        ValueError: The model has no free joint.
+    """
+    free = np.flatnonzero(model.jnt_type == mujoco.mjtJoint.mjJNT_FREE)
+    if not len(free):
+        raise ValueError("the model has no free joint: the trunk must float")
+    return int(model.jnt_bodyid[free[0]])
+
+
+def foot_geoms(model: mujoco.MjModel) -> np.ndarray:
+    """``[4]`` each foot's contact sphere, in :data:`go2.FOOT_BODIES` order: the colliding sphere on the foot body,
+    or, when the foot body carries none (Unitree's ``go2.xml``), the colliding sphere on its parent (the calf)
+    whose centre lies within its radius of the foot body's origin.
+
+    Raises:
+        ValueError: A foot body is missing or has no such sphere; the message names it.
+    """
+    colliding = (model.geom_contype != 0) | (model.geom_conaffinity != 0)
+    spheres = np.flatnonzero(colliding & (model.geom_type == mujoco.mjtGeom.mjGEOM_SPHERE))
+    found = []
+    for name in go2.FOOT_BODIES:
+        foot = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_BODY, name)
+        if foot < 0:
+            raise ValueError(f"no body {name}")
+        parent = int(model.body_parentid[foot])
+        own = [g for g in spheres if model.geom_bodyid[g] == foot]
+        near = [
+            g
+            for g in spheres
+            if model.geom_bodyid[g] == parent
+            and np.linalg.norm(model.geom_pos[g] - model.body_pos[foot]) <= model.geom_size[g, 0]
+        ]
+        if not (own or near):
+            raise ValueError(f"body {name} has no colliding sphere, on it or at its origin on its parent")
+        found.append(int((own or near)[0]))
+    return np.array(found)
 
 
 @dataclass(frozen=True)
@@ -80,8 +195,12 @@ def build_model(
     """The Go2 description (or the MJCF Go2 of ``model_file``, named as the description) on a floor plane (or on
     ``terrain``, starting at its origin), stepped as ``settings`` say (time step ``sim_dt / substeps``), in the
     manifest's default pose, its trunk origin ``base_height`` [m] above the floor (the terrain's origin) or, when
-    ``None``, with its feet on it."""
-    spec = go2.build_spec(spawn_height=0.0) if model_file is None else mujoco.MjSpec.from_file(str(model_file))
+    ``None``, with its feet on it (the lowest foot body's origin a foot sphere's radius and 2 mm above it).
+
+    Raises:
+        ValueError: ``model_file`` cannot be loaded (:func:`load_model_file`) or lacks a foot sphere.
+    """
+    spec = go2.build_spec(spawn_height=0.0) if model_file is None else load_model_file(model_file).spec
     spec.option.timestep = float(bundle.field("timing.sim_dt")) / settings.substeps
     spec.option.integrator = getattr(mujoco.mjtIntegrator, f"mjINT_{settings.integrator.upper()}")
     spec.option.cone = getattr(mujoco.mjtCone, f"mjCONE_{settings.cone.upper()}")
@@ -122,9 +241,11 @@ def build_model(
     for name, position in default.items():
         data.qpos[model.jnt_qposadr[model.joint(name).id]] = position
     mujoco.mj_kinematics(model, data)
-    lowest = min(data.xpos[model.body(foot).id][2] for foot in go2.FOOT_BODIES)
+    # below the trunk origin (a model file may place its trunk above the world origin: Unitree's at 0.445 m)
+    lowest = min(data.xpos[model.body(foot).id][2] for foot in go2.FOOT_BODIES) - data.qpos[2]
+    radius = float(model.geom_size[foot_geoms(model), 0].max())  # the description's: go2.FOOT_RADIUS
     data.qpos[:2] = start[:2]
-    data.qpos[2] = start[2] + (go2.FOOT_RADIUS - lowest + 0.002 if base_height is None else base_height)
+    data.qpos[2] = start[2] + (radius - lowest + 0.002 if base_height is None else base_height)
     mujoco.mj_forward(model, data)
     return model, data
 
@@ -139,8 +260,8 @@ class Go2Plant:
         base_height: Initial trunk height above the floor or the terrain's origin [m]; ``None`` puts the feet on it.
         terrain: The ground (:func:`.terrain.build_cell`); ``None``: a floor plane at z = 0. The robot starts at
             its origin.
-        model_file: An MJCF Go2 to simulate instead of the description, its joints, trunk and feet named as the
-            description's; ``None``: the description.
+        model_file: An MJCF Go2 to simulate instead of the description (:func:`load_model_file`): its joints and
+            feet named as the description's, its trunk on the free joint; ``None``: the description.
     """
 
     def __init__(
@@ -163,9 +284,11 @@ class Go2Plant:
         joints = [model.joint(name) for name in SDK2_JOINT_ORDER]
         self.qpos_adr = np.array([model.jnt_qposadr[j.id] for j in joints])
         self.dof_adr = np.array([model.jnt_dofadr[j.id] for j in joints])
-        self.base_id = model.body(go2.BASE_BODY).id
+        self.base_id = trunk_body(model)
         self.base_geoms = {g for g in range(model.ngeom) if model.geom_bodyid[g] == self.base_id}
         self.ground_geoms = {g for g in range(model.ngeom) if model.geom_group[g] == GROUND_GROUP}
+        self.foot_geoms = foot_geoms(model)
+        """``[4]`` each foot's contact sphere, :data:`go2.FOOT_BODIES` order (FL, FR, RL, RR)."""
         pattern = ScanPattern.from_bundle(bundle)
         self.ground = MujocoHeightScan(model, data, pattern or ScanPattern(np.zeros((0, 2))), GROUND_GROUP)
         """The ground under the robot: its height anywhere, and the height scan when the policy observes one."""
@@ -231,14 +354,27 @@ class Go2Plant:
     def foot_contacts(self) -> np.ndarray:
         """``[4]`` whether each foot (FL, FR, RL, RR) touches the ground."""
         down = np.zeros(len(go2.FOOT_BODIES), dtype=bool)
-        feet = {self.model.body(name).id: k for k, name in enumerate(go2.FOOT_BODIES)}
+        feet = {int(g): k for k, g in enumerate(self.foot_geoms)}
         for contact in self.data.contact[: self.data.ncon]:
             if contact.geom1 in self.ground_geoms or contact.geom2 in self.ground_geoms:
                 other = contact.geom2 if contact.geom1 in self.ground_geoms else contact.geom1
-                k = feet.get(int(self.model.geom_bodyid[other]))
+                k = feet.get(int(other))
                 if k is not None:
                     down[k] = True
         return down
+
+    def foot_forces(self) -> np.ndarray:
+        """``[4]`` world-vertical force on each foot's contact sphere (FL, FR, RL, RR) [N], the sum over its current
+        contacts (each turned from its contact frame into the world); after a step's contacts are computed."""
+        forces, force = np.zeros(len(self.foot_geoms)), np.zeros(6)
+        feet = {int(g): k for k, g in enumerate(self.foot_geoms)}
+        for i, contact in enumerate(self.data.contact[: self.data.ncon]):
+            for geom, sign in ((contact.geom1, -1.0), (contact.geom2, 1.0)):  # the force acts on geom2 from geom1
+                k = feet.get(int(geom))
+                if k is not None:
+                    mujoco.mj_contactForce(self.model, self.data, i, force)
+                    forces[k] += sign * (contact.frame.reshape(3, 3).T @ force[:3])[2]
+        return forces
 
     def foot_velocities_xy(self) -> np.ndarray:
         """``[4, 2]`` horizontal velocity of each foot's origin in the world [m/s]."""

@@ -309,3 +309,33 @@ def build_cell(cell: TerrainCell, seed: int | None = None) -> TerrainGeometry:
             f"slopes up to {math.degrees(math.atan(threshold)):.1f} degrees, random rough whose neighbouring "
             f"samples differ by at most {100 * step:.1f} cm"
         ) from None
+
+
+FLAT = "flat"
+"""The ground that is no cell: the floor plane (``scripts/sim_go2.py --terrain flat``, its default)."""
+
+
+def build_ground(text: str) -> TerrainGeometry | None:
+    """One cell named as ``scripts/sim2sim.py --terrain`` names one (``stairs_up:0.10``, ``slopes_down:20``:
+    :func:`~go2_locomotion.tasks.terrain_cells.parse_cell`), built by :func:`build_cell`; ``None`` for
+    :data:`FLAT`, the floor plane.
+
+    Raises:
+        ValueError: Not one cell, or a cell MuJoCo cannot reproduce (:class:`TerrainError`); one line that starts
+            with the text or the cell.
+    """
+    if text.strip() == FLAT:
+        return None
+    if text.strip() == "default" or len(text.replace(",", " ").split()) != 1:
+        raise ValueError(
+            f"{text}: one cell (e.g. stairs_up:0.10) or {FLAT}; the terrain grid of several cells runs in "
+            "scripts/sim2sim.py --terrain"
+        )
+    # the task configs import Isaac Lab (heavy): only a terrain cell needs them
+    from ...tasks.terrain_cells import parse_cell
+
+    try:
+        cell = parse_cell(text.strip())
+    except ValueError as error:
+        raise ValueError(f"{text}: {error} (or {FLAT}: the floor)") from None
+    return build_cell(cell)
