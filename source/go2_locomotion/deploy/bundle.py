@@ -19,8 +19,9 @@ Manifest layout (``format: go2_locomotion.deploy/1``); per-joint lists are in th
 - ``action``: ``width``, ``scale``, ``offset`` [rad], ``clip`` ([lower, upper] per joint or null),
   ``policy_output_clip`` (symmetric clip of the raw policy output or null); target = offset + scale x action;
 - ``observation``: ``width``, ``noise`` (where noise applies: training only), ``terms`` (ordered: ``name``,
-  ``function``, ``input``, ``start``, ``width``, ``scale``, ``clip``, ``units``, ``noise``, term ``params``),
-  ``normalizer`` (statistics, already inside policy.onnx, or null);
+  ``function``, ``input``, ``start``, ``width``, ``scale``, ``clip``, ``units``, ``noise``, term ``params``; each
+  function, its input, width and params in :mod:`.observations`), ``normalizer`` (statistics, already inside
+  policy.onnx, or null);
 - ``commands``: the velocity command's ranges;
 - ``policy``: ``file``, ``sha256``, ``input`` / ``output`` names and widths.
 """
@@ -36,6 +37,8 @@ import numpy as np
 import yaml
 
 from ..dotted import MissingField, lookup
+from .joints import NUM_JOINTS, SDK2_JOINT_ORDER
+from .observations import OBSERVATION_TERMS
 
 FORMAT = "go2_locomotion.deploy/1"
 """Manifest format tag; a reader refuses other formats."""
@@ -46,55 +49,9 @@ MANIFEST_FILE = "deploy.yaml"
 POLICY_FILE = "policy.onnx"
 """Policy file name inside a bundle folder."""
 
-SDK2_JOINT_ORDER = tuple(f"{leg}_{part}_joint" for leg in ("FR", "FL", "RR", "RL") for part in ("hip", "thigh", "calf"))
-"""Unitree SDK2 motor order (``LowCmd.motor_cmd[i]`` / ``LowState.motor_state[i]``): 0-2 FR, 3-5 FL, 6-8 RR,
-9-11 RL, each hip, thigh, calf. The deploy side names the joints itself: it runs without the simulator's
-description (numpy, onnxruntime and PyYAML only); a test ties these names to the description's."""
-
-NUM_JOINTS = len(SDK2_JOINT_ORDER)
-"""Actuated joints of the Go2."""
-
-OBSERVATION_INPUTS: dict[str, tuple[str, str, int | None]] = {
-    "base_lin_vel": ("base_lin_vel", "velocity of the trunk's centre of mass, in the trunk frame [m/s], [3]", 3),
-    "base_ang_vel": ("base_ang_vel", "trunk angular velocity in the trunk frame (IMU gyroscope) [rad/s], [3]", 3),
-    "projected_gravity": (
-        "projected_gravity",
-        "unit gravity vector in the trunk frame, (0, 0, -1) when level; from the IMU quaternion, [3]",
-        3,
-    ),
-    "generated_commands": ("command", "velocity command: lin x [m/s], lin y [m/s], yaw rate [rad/s], [3]", 3),
-    "joint_pos_rel": (
-        "joint_pos",
-        "joint positions minus joints.default_position [rad], [12] policy order",
-        NUM_JOINTS,
-    ),
-    "joint_vel_rel": (
-        "joint_vel",
-        "joint velocities minus joints.default_velocity [rad/s], [12] policy order",
-        NUM_JOINTS,
-    ),
-    "last_action": (
-        "last_action",
-        "previous raw policy output (after policy_output_clip), [12] policy order",
-        NUM_JOINTS,
-    ),
-    "gait_phase": (
-        "gait_phase",
-        "trot clock [sin, cos] of 2 pi x f, f = (policy steps since start mod n) / n, n = params.period / "
-        "timing.policy_dt steps per gait cycle; [0, 0] while the command's norm is at most params.standing_command "
-        "(told to stand; no such parameter: the clock always runs), [2]",
-        2,
-    ),
-    "height_scan": (
-        "height_scan",
-        "scanner height above the ground at each scan point minus params.offset [m]; points in params.points_xy "
-        "(trunk position, yaw-aligned frame); scanner = trunk origin + params.sensor_offset_z",
-        None,
-    ),
-}
-"""Observation functions the reference controller can rebuild: function name -> (state input, meaning, width).
-The width is the term's output width as the controller rebuilds it (``None``: set by the term's parameters,
-one height per scan point); the preflight check sizes the training rollout with the same figures."""
+OBSERVATION_INPUTS = OBSERVATION_TERMS
+"""The observation terms the reference controller can rebuild, by bundle name: :data:`.observations.OBSERVATION_TERMS`
+(this module's older name for it)."""
 
 
 class BundleError(ValueError):
@@ -243,14 +200,14 @@ def _check_observation(manifest: dict, path: Path) -> int:
         for key in ("name", "function", "width", "start"):
             if key not in term:
                 raise BundleError(f"{path}: field '{where}.{key}' is missing")
-        if term["function"] not in OBSERVATION_INPUTS:
+        if term["function"] not in OBSERVATION_TERMS:
             raise BundleError(
                 f"{path}: field '{where}.function' is {term['function']!r} (term {term['name']!r}); the reference "
-                f"controller builds: {', '.join(OBSERVATION_INPUTS)}"
+                f"controller builds: {', '.join(OBSERVATION_TERMS)}"
             )
         if term["start"] != start:
             raise BundleError(f"{path}: field '{where}.start' is {term['start']}, expected {start}")
-        expected = OBSERVATION_INPUTS[term["function"]][2]
+        expected = OBSERVATION_TERMS[term["function"]].width
         if expected is not None and term["width"] != expected:
             raise BundleError(
                 f"{path}: field '{where}.width' is {term['width']}, but the reference controller builds "
@@ -263,7 +220,7 @@ def _check_observation(manifest: dict, path: Path) -> int:
 
 
 def _check_policy(manifest: dict, policy_path: Path, path: Path):
-    import onnxruntime as ort  # heavy: the format's tables (OBSERVATION_INPUTS, ...) are read without it
+    import onnxruntime as ort  # heavy: the format's tables (OBSERVATION_TERMS, ...) are read without it
 
     expected_hash = _field(manifest, "policy.sha256", path)
     if sha256_file(policy_path) != expected_hash:

@@ -1,10 +1,10 @@
 """Deploy-side reference controller: robot state in Unitree SDK2 motor order in, joint targets and PD gains in
 SDK2 order out, through the bundle's ONNX policy. Imports numpy, onnxruntime and PyYAML only (no Isaac Lab).
 
-It rebuilds the training observation term by term from ``deploy.yaml`` (clip, then scale; the training noise is
-not applied) and turns the policy output into joint position targets the way Isaac Lab's joint-position action
-does (policy-output clip, ``offset + scale x action``, per-joint clip). The tests check both against Isaac Lab's
-own managers to 1e-5.
+It rebuilds the training observation term by term from ``deploy.yaml``, each term as :mod:`.observations` defines
+it (clip, then scale; the training noise is not applied), and turns the policy output into joint position targets
+the way Isaac Lab's joint-position action does (policy-output clip, ``offset + scale x action``, per-joint clip). The
+tests check both against Isaac Lab's own managers to 1e-5.
 """
 
 from __future__ import annotations
@@ -14,7 +14,9 @@ from pathlib import Path
 
 import numpy as np
 
-from .bundle import NUM_JOINTS, OBSERVATION_INPUTS, Bundle, load_bundle
+from .bundle import NUM_JOINTS, Bundle, load_bundle
+from .observations import OBSERVATION_TERMS, StepContext, trot_clock
+from .observations import projected_gravity_from_quat as projected_gravity_from_quat  # its older home
 
 
 @dataclass
@@ -59,13 +61,6 @@ class ControlOutput:
     """``[12]`` position gains [N m/rad]."""
     kd: np.ndarray
     """``[12]`` velocity gains [N m s/rad]."""
-
-
-def projected_gravity_from_quat(quat_wxyz: np.ndarray) -> np.ndarray:
-    """Gravity direction ``(0, 0, -1)`` expressed in the body frame of orientation ``(w, x, y, z)``."""
-    w, x, y, z = np.asarray(quat_wxyz, dtype=np.float64) / np.linalg.norm(quat_wxyz)
-    # third row of the body-to-world rotation matrix, negated: R^T (0, 0, -1)
-    return -np.array([2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)])
 
 
 class ReferenceController:
@@ -116,46 +111,16 @@ class ReferenceController:
     ) -> np.ndarray:
         """``[2]`` sin, cos of the trot clock after ``steps`` policy steps, for a cycle of ``period`` seconds;
         ``[0, 0]`` when ``standing_command`` is given and the command's norm is at most it (told to stand)."""
-        if standing_command is not None and np.linalg.norm(np.zeros(3) if command is None else command) <= (
-            standing_command
-        ):
-            return np.zeros(2)
-        cycle = round(period / self.policy_dt)
-        angle = 2 * np.pi * (steps % cycle) / cycle
-        return np.array([np.sin(angle), np.cos(angle)])
-
-    def _input(self, name: str, term: dict, state: RobotState) -> np.ndarray:
-        if name == "joint_pos":
-            return self.to_policy(state.joint_pos) - self._default_pos
-        if name == "joint_vel":
-            return self.to_policy(state.joint_vel) - self._default_vel
-        if name == "last_action":
-            return self._last_action if state.last_action is None else self.to_policy(state.last_action)
-        if name == "command":
-            return np.zeros(3) if state.command is None else np.asarray(state.command, dtype=np.float64)
-        if name == "projected_gravity" and state.projected_gravity is None:
-            if state.base_quat is None:
-                raise ValueError("RobotState: projected_gravity or base_quat is required by this policy")
-            return projected_gravity_from_quat(state.base_quat)
-        if name == "gait_phase":
-            steps = self._steps if state.steps_since_start is None else state.steps_since_start
-            params = term["params"]
-            return self.gait_phase(steps, params["period"], state.command, params.get("standing_command"))
-        if name == "height_scan":
-            if state.height_scan is None:
-                raise ValueError(f"RobotState.height_scan is required by this policy ([{term['width']}] heights)")
-            params = term["params"]
-            return np.asarray(state.height_scan, dtype=np.float64) + params["sensor_offset_z"] - params["offset"]
-        value = getattr(state, name)
-        if value is None:
-            raise ValueError(f"RobotState.{name} is required by this policy (observation term {term['name']!r})")
-        return np.asarray(value, dtype=np.float64)
+        return trot_clock(steps, period, self.policy_dt, command, standing_command)
 
     def observation(self, state: RobotState) -> np.ndarray:
         """The policy observation ``[O]`` (float32) for ``state``, term by term as in training without noise."""
+        context = StepContext(
+            self.to_policy, self._default_pos, self._default_vel, self._last_action, self._steps, self.policy_dt
+        )
         parts = []
         for term in self._terms:
-            value = self._input(OBSERVATION_INPUTS[term["function"]][0], term, state).reshape(-1)
+            value = OBSERVATION_TERMS[term["function"]].rebuild(state, term, context).reshape(-1)
             if value.shape[0] != term["width"]:
                 raise ValueError(
                     f"observation term {term['name']!r}: state gives {value.shape[0]} values, the policy expects "

@@ -7,8 +7,8 @@ know, observation history, a partial joint selection) is refused here, so no bun
 :mod:`.controller` would run wrongly.
 
 Manager terms are recognised by their function or class object (:func:`term_is`), never by name, so renaming an
-MDP function cannot silently change a bundle; the bundle names them in its own format
-(:data:`OBSERVATION_FORMAT`).
+MDP function cannot silently change a bundle; the bundle names them in its own format (:data:`OBSERVATION_FORMAT`),
+and writes each observation term as :mod:`.observations` defines it.
 
 Isaac Lab 3.0 has no public accessor for an observation group's term configs or a joint action's resolved
 scale/offset/clip: they are read through :mod:`go2_locomotion.compat.private_api`, which names a missing one with
@@ -36,12 +36,12 @@ from .bundle import (
     FORMAT,
     MANIFEST_FILE,
     NUM_JOINTS,
-    OBSERVATION_INPUTS,
     POLICY_FILE,
     SDK2_JOINT_ORDER,
     load_bundle,
     sha256_file,
 )
+from .observations import OBSERVATION_TERMS, SCANNER, ObservationTerm
 
 ONNX_OPSET = 18
 """Opset RSL-RL 5.5's exporter writes."""
@@ -54,19 +54,10 @@ POLICY_GROUP = "policy"
 ACTION_TERM = "joint_pos"
 """The joint-position action term."""
 
-OBSERVATION_FORMAT = {
-    mdp.base_lin_vel: "base_lin_vel",
-    mdp.base_ang_vel: "base_ang_vel",
-    mdp.projected_gravity: "projected_gravity",
-    mdp.generated_commands: "generated_commands",
-    mdp.joint_pos_rel: "joint_pos_rel",
-    mdp.joint_vel_rel: "joint_vel_rel",
-    mdp.last_action: "last_action",
-    mdp.gait_phase: "gait_phase",
-    mdp.height_scan: "height_scan",
-}
-"""Observation function -> its name in the bundle format (a key of :data:`.bundle.OBSERVATION_INPUTS`, which the
-reference controller rebuilds); a term whose function is not here is refused."""
+OBSERVATION_FORMAT = {getattr(mdp, name): name for name in OBSERVATION_TERMS}
+"""Observation function -> its name in the bundle format: for each term of :data:`.observations.OBSERVATION_TERMS`,
+the function :mod:`go2_locomotion.tasks.mdp` exports under that name (a term renamed there fails here, at import). A
+term whose function is not here is refused."""
 
 
 def term_is(func, term) -> bool:
@@ -208,28 +199,55 @@ def _noise(noise_cfg) -> dict[str, Any] | None:
     return described
 
 
-def _term_params(env, name: str, term_cfg) -> dict[str, Any]:
-    params: dict[str, Any] = {}
+_UNSET = object()
+
+
+def _config_value(term_cfg, key: str) -> Any:
+    """A term parameter as the MDP function receives it: the config's value, else the function's own default;
+    :data:`_UNSET` when neither gives one or the default is ``None``."""
+    if key in term_cfg.params:
+        return term_cfg.params[key]
+    parameter = inspect.signature(term_cfg.func).parameters.get(key)
+    if parameter is None or parameter.default is inspect.Parameter.empty or parameter.default is None:
+        return _UNSET
+    return parameter.default
+
+
+def _scanner_geometry(env, term_cfg) -> dict[str, Any]:
+    """The ray caster named by the term's ``sensor_cfg`` as :data:`.observations.SCANNER_GEOMETRY` describes it."""
+    sensor = env.scene.sensors[term_cfg.params["sensor_cfg"].name]
+    robot = env.scene["robot"]
+    starts = sensor.ray_starts.torch[0].cpu().numpy()
+    return {
+        # The sensor frame sits at the trunk origin plus its configured offset; the height is read in it.
+        "sensor_offset_z": _number((sensor.data.pos_w.torch[0, 2] - robot.data.root_pos_w.torch[0, 2]).item()),
+        "points_xy": [_numbers(p) for p in starts[:, :2]],
+        "ray_alignment": sensor.cfg.ray_alignment,
+    }
+
+
+def term_params(env, name: str, term_cfg, term: ObservationTerm) -> dict[str, Any]:
+    """The ``params`` the bundle carries for observation term ``name`` (config ``term_cfg``, vocabulary entry
+    ``term``): the vocabulary's parameters, in its order, numbers as the shortest decimal of their float32.
+
+    Raises:
+        ExportError: The term reads a subset of the joints.
+    """
     for key, value in term_cfg.params.items():
         if key == "asset_cfg" and value.joint_ids not in (slice(None), list(range(NUM_JOINTS))):
             raise ExportError(f"observation term '{name}' reads a subset of the joints ({value.joint_names})")
-        if key == "command_name":
-            params[key] = value
-    if term_is(term_cfg.func, mdp.height_scan):
-        sensor = env.scene.sensors[term_cfg.params["sensor_cfg"].name]
-        robot = env.scene["robot"]
-        default_offset = inspect.signature(term_cfg.func).parameters["offset"].default
-        params["offset"] = _number(term_cfg.params.get("offset", default_offset))
-        # The sensor frame sits at the trunk origin plus its configured offset; the height is read in it.
-        params["sensor_offset_z"] = _number((sensor.data.pos_w.torch[0, 2] - robot.data.root_pos_w.torch[0, 2]).item())
-        starts = sensor.ray_starts.torch[0].cpu().numpy()
-        params["points_xy"] = [_numbers(p) for p in starts[:, :2]]
-        params["ray_alignment"] = sensor.cfg.ray_alignment
-    if term_is(term_cfg.func, mdp.gait_phase):
-        params["period"] = _number(term_cfg.params["period"])
-        if term_cfg.params.get("command_name") is not None:
-            default = inspect.signature(term_cfg.func).parameters["standing_command"].default
-            params["standing_command"] = _number(term_cfg.params.get("standing_command", default))
+    scanner = _scanner_geometry(env, term_cfg) if any(p.source == SCANNER for p in term.params) else {}
+    params: dict[str, Any] = {}
+    for parameter in term.params:
+        if parameter.source == SCANNER:
+            params[parameter.name] = scanner[parameter.name]
+            continue
+        condition = _config_value(term_cfg, parameter.only_with) if parameter.only_with is not None else True
+        if condition is _UNSET or condition is None:
+            continue
+        value = _config_value(term_cfg, parameter.name)
+        if value is not _UNSET:
+            params[parameter.name] = value if value is None or isinstance(value, str) else _number(value)
     return params
 
 
@@ -251,8 +269,9 @@ def _observation(env, runner) -> dict[str, Any]:
         if function is None:
             raise ExportError(
                 f"observation term '{name}' uses {getattr(term_cfg.func, '__name__', term_cfg.func)}, which the "
-                f"reference controller cannot rebuild; supported: {', '.join(OBSERVATION_INPUTS)}"
+                f"reference controller cannot rebuild; supported: {', '.join(OBSERVATION_TERMS)}"
             )
+        vocabulary = OBSERVATION_TERMS[function]
         if term_cfg.history_length or term_cfg.modifiers:
             raise ExportError(f"observation term '{name}' uses history or modifiers, which the bundle cannot describe")
         width = int(np.prod(dims))
@@ -261,15 +280,15 @@ def _observation(env, runner) -> dict[str, Any]:
             {
                 "name": name,
                 "function": function,
-                "input": OBSERVATION_INPUTS[function][0],
-                "units": OBSERVATION_INPUTS[function][1],
+                "input": vocabulary.input,
+                "units": vocabulary.units,
                 "start": start,
                 "width": width,
                 "scale": None if scale is None else (_number(scale) if np.isscalar(scale) else _numbers(scale)),
                 "clip": None if term_cfg.clip is None else _numbers(term_cfg.clip),
                 # the configured noise: the manager drops it when corruption is off (playback)
                 "noise": _noise(getattr(getattr(env.cfg.observations, POLICY_GROUP), name).noise),
-                "params": _term_params(env, name, term_cfg),
+                "params": term_params(env, name, term_cfg, vocabulary),
             }
         )
         start += width

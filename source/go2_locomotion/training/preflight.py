@@ -12,7 +12,7 @@ import math
 import numbers
 from dataclasses import asdict, dataclass, field
 
-from ..deploy.bundle import OBSERVATION_INPUTS
+from ..deploy.observations import OBSERVATION_TERMS
 from ..dotted import MissingField, assign, lookup
 
 # Imported inside functions: torch, RSL-RL and Isaac Lab (heavy); the checks of the merged configs need none of them.
@@ -195,6 +195,11 @@ def _check_fast_sac(check: _Checker, num_envs: int | None, num_steps: int | None
     check.positive_int(f"{alg}.gradient_steps")
     check.positive_int(f"{alg}.policy_frequency")
     check.positive_int(f"{alg}.n_step")
+    from .fast_sac import CRITIC_RULES  # the learner's rules, by name (torch and RSL-RL: heavy)
+
+    rule = check.value(f"{alg}.critic_rule")
+    if not isinstance(rule, str) or rule not in CRITIC_RULES:
+        check.fail(f"{alg}.critic_rule", f"one of {list(CRITIC_RULES)}", rule)
     atoms = check.positive_int("agent.critic.num_atoms")
     if atoms is not None and atoms > 1:
         low = check.real("agent.critic.v_min", "a finite number", finite)
@@ -373,11 +378,11 @@ class ReplayGeometry:
 
 
 def config_observation_term_widths(env_cfg) -> dict[str, dict[str, int | None]]:
-    """Width of each observation term, per group, from the config alone (no simulator): the width the deploy
-    controller rebuilds for the term's function (recognised by identity,
+    """Width of each observation term, per group, from the config alone (no simulator): the width the observation
+    vocabulary gives the term's function (recognised by identity,
     :func:`~go2_locomotion.deploy.manifest.observation_format_name`; widths from
-    :data:`~go2_locomotion.deploy.bundle.OBSERVATION_INPUTS`), and for a height scan the number of rays Isaac Lab's
-    own pattern function casts for the sensor's pattern.
+    :data:`~go2_locomotion.deploy.observations.OBSERVATION_TERMS`), and for a term of one value per ray the number of
+    rays Isaac Lab's own pattern function casts for its sensor's pattern.
 
     A term whose function the deploy side does not know gets ``None``; ``tests/sim/test_tasks_sim.py`` compares
     these widths with the ones the live observation manager reports.
@@ -394,8 +399,8 @@ def config_observation_term_widths(env_cfg) -> dict[str, dict[str, int | None]]:
             if func is None:
                 continue
             name = observation_format_name(func)
-            width = OBSERVATION_INPUTS[name][2] if name is not None else None
-            if name == "height_scan":
+            width = OBSERVATION_TERMS[name].width if name is not None else None
+            if name is not None and width is None:  # one value per ray of the term's scanner
                 pattern = getattr(env_cfg.scene, term.params["sensor_cfg"].name).pattern_cfg
                 ray_starts, _ = pattern.func(pattern, "cpu")
                 width = int(ray_starts.shape[0])
