@@ -8,6 +8,15 @@ from dataclasses import dataclass
 PLAY_SUFFIX = "-Play"
 """A training task's play variant is its id with this suffix."""
 
+PPO_ENTRY_POINT = "rsl_rl_cfg_entry_point"
+"""``--agent`` key of RSL-RL PPO, every task's default agent (Isaac Lab's ``train`` records the same)."""
+
+FAST_SAC_ENTRY_POINT = "fast_sac_cfg_entry_point"
+"""``--agent`` key of the FastSAC learner."""
+
+DISTILLATION_ENTRY_POINT = "distillation_cfg_entry_point"
+"""``--agent`` key of teacher-student distillation (the tasks with a ``teacher``)."""
+
 
 @dataclass(frozen=True)
 class TaskInfo:
@@ -21,6 +30,9 @@ class TaskInfo:
     """Generated terrain with a curriculum and a height scan: terrain grids apply."""
     warm_start_from: str | None = None
     """The training task whose checkpoints this one can start from (``--warm_start``)."""
+    teacher: str | None = None
+    """The training task whose policy teaches this one by distillation (its policy reads this task's ``teacher``
+    observation group)."""
 
     @property
     def play_id(self) -> str:
@@ -29,8 +41,9 @@ class TaskInfo:
 
 GO2_ROUGH = TaskInfo("Go2-Rough", "go2_rough", terrain=True, warm_start_from="Go2-Flat")
 GO2_FLAT = TaskInfo("Go2-Flat", "go2_flat", terrain=False)
+GO2_ROUGH_BLIND = TaskInfo("Go2-Rough-Blind", "go2_rough_blind", terrain=True, teacher="Go2-Rough")
 
-TRAINING_TASKS = {task.id: task for task in (GO2_FLAT, GO2_ROUGH)}
+TRAINING_TASKS = {task.id: task for task in (GO2_FLAT, GO2_ROUGH, GO2_ROUGH_BLIND)}
 """Training task id -> its record; each also registers its play id."""
 
 DEFAULT_TASK = GO2_FLAT

@@ -18,6 +18,7 @@ from go2_locomotion.deploy.bundle import SDK2_JOINT_ORDER, load_bundle
 from go2_locomotion.deploy.controller import ReferenceController, RobotState
 from go2_locomotion.deploy.manifest import export_bundle
 from go2_locomotion.tasks import FAST_SAC_ENTRY_POINT
+from go2_locomotion.tasks.mdp.history import history_frames
 from go2_locomotion.versions import package_versions
 
 PPO = "rsl_rl_cfg_entry_point"
@@ -88,11 +89,15 @@ def _record(task: str, overrides: list[str], export_dir, agent: str = PPO):
         scanner = env.scene.sensors.get("height_scanner")
         resets = 0
         term = env.command_manager.get_term("base_velocity")
+        # a history (the blind actor) moves once per step: a command steered between steps reaches it a step later
+        history = history_frames(env.cfg.observations.policy) > 1
         for step in range(STEPS):
+            seen_command = _np(env.command_manager.get_command("base_velocity"))
             for robot_id, command in STEER.get(step, {}).items():
                 term.steer(command, [robot_id])
-            if step in STEER:  # the policy sees a changed command at once, as in playback
+            if step in STEER and not history:  # the policy sees a changed command at once, as in playback
                 obs = TensorDict(env.observation_manager.compute(), batch_size=[NUM_ENVS])
+                seen_command = _np(env.command_manager.get_command("base_velocity"))
             quat_xyzw = _np(robot.data.root_quat_w)
             state = {
                 "joint_pos": _np(robot.data.joint_pos)[:, to_sdk2],
@@ -101,7 +106,7 @@ def _record(task: str, overrides: list[str], export_dir, agent: str = PPO):
                 "base_lin_vel": _np(robot.data.root_lin_vel_b),
                 "projected_gravity": _np(robot.data.projected_gravity_b),
                 "base_quat": quat_xyzw[:, [3, 0, 1, 2]],
-                "command": _np(env.command_manager.get_command("base_velocity")),
+                "command": seen_command,
                 "last_action": _np(env.action_manager.action)[:, to_sdk2],
                 "steps_since_start": env.episode_length_buf.cpu().numpy().copy(),
             }
@@ -131,6 +136,9 @@ CASES = {
     # the real PhysX engine (OvPhysX): its native joint order is PhysX's, the public one stays pinned
     "flat-ovphysx": ("Go2-Flat", ["physics=physx"]),
     "rough-ovphysx": ("Go2-Rough", [*SMALL_TERRAIN, "physics=physx"]),
+    # a blind actor: 10 frames of history, kept by the controller across the recorded resets
+    "blind-newton": ("Go2-Rough-Blind", SMALL_TERRAIN),
+    "blind-ovphysx": ("Go2-Rough-Blind", [*SMALL_TERRAIN, "physics=physx"]),
     # FastSAC's squashed-mean action (action_scale x tanh) inside policy.onnx, through Isaac Lab's own runner factory
     "flat-newton-fast_sac": ("Go2-Flat", [], FAST_SAC_ENTRY_POINT),
     "rough-ovphysx-fast_sac": ("Go2-Rough", [*SMALL_TERRAIN, "physics=physx"], FAST_SAC_ENTRY_POINT),
@@ -160,10 +168,13 @@ def test_reference_controller_matches_simulator(case, asset_cache, tmp_path):
         assert stopped[:5, 0].all() and not stopped[5:, 0].any()
         assert not stopped[:5, 1].any() and stopped[5:, 1].all()
 
-    controller = ReferenceController(tmp_path)
+    # one controller per robot, reset where its episode starts, as a robot-side program runs it
+    controllers = [ReferenceController(tmp_path) for _ in range(NUM_ENVS)]
     for step, record in enumerate(records):
-        for i in range(NUM_ENVS):
+        for i, controller in enumerate(controllers):
             state = RobotState(**{key: value[i] for key, value in record["state"].items()})
+            if state.steps_since_start == 0:
+                controller.reset()
             np.testing.assert_allclose(
                 controller.observation(state),
                 record["observation"][i],

@@ -33,6 +33,36 @@ def _stairs_cell(cfg):
     cfg.events.base_com = None  # a randomised centre of mass sits off the centre line of one robot only
 
 
+def _write_mirrored_pair(env) -> None:
+    """Robot 1 in the mirror image of robot 0's state (pose, velocities, joints, command, last action)."""
+    robot = env.scene["robot"]
+    origin = env.scene.env_origins.torch if hasattr(env.scene.env_origins, "torch") else env.scene.env_origins
+    torch.testing.assert_close(origin[0], origin[1])
+    # off every step edge (0.1 m rays, 0.3 m treads): x 0.6137 m ahead, y 0.2513 m to the left, mirrored right
+    roll, pitch, yaw = torch.tensor([0.12, -0.12]), torch.tensor([-0.07, -0.07]), torch.tensor([0.31, -0.31])
+    pose = torch.zeros(2, 7)
+    pose[:, :3] = origin[0] + torch.tensor([[0.6137, 0.2513, 0.42], [0.6137, -0.2513, 0.42]])
+    pose[:, 3:7] = quat_from_euler_xyz(roll, pitch, yaw)
+    velocity = torch.tensor([[0.4, 0.2, -0.1, 0.3, -0.2, 0.5], [0.4, -0.2, -0.1, -0.3, -0.2, -0.5]])
+    names = list(robot.joint_names)
+    mirror_joints = joint_mirror(names)
+    default = robot.data.default_joint_pos.torch[0]
+    offset = torch.linspace(-0.3, 0.25, 12)
+    joint_pos = torch.stack((default + offset, default + mirror_joints.apply(offset)))
+    speed = torch.linspace(-2.0, 1.5, 12)
+    joint_vel = torch.stack((speed, mirror_joints.apply(speed)))
+    robot.write_root_pose_to_sim_index(root_pose=pose)
+    robot.write_root_velocity_to_sim_index(root_velocity=velocity)
+    robot.write_joint_position_to_sim_index(position=joint_pos)
+    robot.write_joint_velocity_to_sim_index(velocity=joint_vel)
+    command = env.command_manager.get_term(VELOCITY_COMMAND)
+    command.steer((0.5, 0.2, 0.4), [0])
+    command.steer((0.5, -0.2, -0.4), [1])
+    action = torch.linspace(-0.8, 0.9, 12)
+    env.action_manager.process_action(torch.stack((action, mirror_of(env).actions.apply(action))))
+    env.scene.update(dt=0.0)
+
+
 @pytest.mark.parametrize("physics", ["newton_mjwarp", "physx"])
 def test_a_mirrored_state_reads_the_mirrored_observation(physics):
     with make_env(
@@ -40,43 +70,50 @@ def test_a_mirrored_state_reads_the_mirrored_observation(physics):
     ) as gym_env:
         env = gym_env.unwrapped
         gym_env.reset(seed=0)
-        robot = env.scene["robot"]
-        origin = env.scene.env_origins.torch if hasattr(env.scene.env_origins, "torch") else env.scene.env_origins
-        torch.testing.assert_close(origin[0], origin[1])
-        # off every step edge (0.1 m rays, 0.3 m treads): x 0.6137 m ahead, y 0.2513 m to the left, mirrored right
-        roll, pitch, yaw = torch.tensor([0.12, -0.12]), torch.tensor([-0.07, -0.07]), torch.tensor([0.31, -0.31])
-        pose = torch.zeros(2, 7)
-        pose[:, :3] = origin[0] + torch.tensor([[0.6137, 0.2513, 0.42], [0.6137, -0.2513, 0.42]])
-        pose[:, 3:7] = quat_from_euler_xyz(roll, pitch, yaw)
-        velocity = torch.tensor([[0.4, 0.2, -0.1, 0.3, -0.2, 0.5], [0.4, -0.2, -0.1, -0.3, -0.2, -0.5]])
-        names = list(robot.joint_names)
-        mirror_joints = joint_mirror(names)
-        default = robot.data.default_joint_pos.torch[0]
-        offset = torch.linspace(-0.3, 0.25, 12)
-        joint_pos = torch.stack((default + offset, default + mirror_joints.apply(offset)))
-        speed = torch.linspace(-2.0, 1.5, 12)
-        joint_vel = torch.stack((speed, mirror_joints.apply(speed)))
-        robot.write_root_pose_to_sim_index(root_pose=pose)
-        robot.write_root_velocity_to_sim_index(root_velocity=velocity)
-        robot.write_joint_position_to_sim_index(position=joint_pos)
-        robot.write_joint_velocity_to_sim_index(velocity=joint_vel)
-        command = env.command_manager.get_term(VELOCITY_COMMAND)
-        command.steer((0.5, 0.2, 0.4), [0])
-        command.steer((0.5, -0.2, -0.4), [1])
-        action = torch.linspace(-0.8, 0.9, 12)
-        mirror = mirror_of(env)
-        env.action_manager.process_action(torch.stack((action, mirror.actions.apply(action))))
-        env.scene.update(dt=0.0)
-
+        _write_mirrored_pair(env)
         obs = env.observation_manager.compute()["policy"]
         assert obs.shape == (2, 237)
         scan = obs[:, 50:]
         assert scan.std(dim=1).min() > 0.02  # the scan sees steps, not a plane
-        expected = mirror.groups["policy"].apply(obs[0])
+        expected = mirror_of(env).groups["policy"].apply(obs[0])
         columns = torch.ones(237, dtype=torch.bool)
         columns[CLOCK] = False
         torch.testing.assert_close(obs[1, columns], expected[columns], atol=1e-5, rtol=0)
         torch.testing.assert_close(obs[1, CLOCK], obs[0, CLOCK])
+
+
+@pytest.mark.parametrize("physics", ["newton_mjwarp", "physx"])
+def test_go2_rough_blind_groups_mirror_with_their_history(physics):
+    """Go2-Rough-Blind's blind actor (10 time-major frames of 47) and privileged critic mirror like Go2-Rough's
+    policy: every frame of the history by itself, the feet's forces by side."""
+    with make_env(
+        "Go2-Rough-Blind", num_envs=2, overrides=[f"physics={physics}"], play_mode=True, edit=_stairs_cell
+    ) as gym_env:
+        env = gym_env.unwrapped
+        gym_env.reset(seed=0)
+        _write_mirrored_pair(env)
+        env.observation_manager.reset()  # a fresh history: every frame the written state's reading
+        obs = env.observation_manager.compute(update_history=True)
+        mirror = mirror_of(env)
+        assert obs["policy"].shape == (2, 470)
+        frames = obs["policy"].reshape(2, 10, 47)
+        # a history made by a reset holds the first reading in every frame
+        torch.testing.assert_close(frames[:, :1].expand(-1, 10, -1), frames)
+        clock = torch.zeros(470, dtype=torch.bool).reshape(10, 47)
+        clock[:, 45:47] = True  # the trot clock closes each frame
+        clock = clock.reshape(-1)
+        expected = mirror.groups["policy"].apply(obs["policy"][0])
+        torch.testing.assert_close(obs["policy"][1, ~clock], expected[~clock], atol=1e-5, rtol=0)
+        # the critic: Go2-Rough's 237 inputs clean, then the feet's forces (the last physics step's, not of the
+        # written states) and the trunk's added mass
+        assert obs["critic"].shape == (2, 237 + 4 + 1)
+        assert obs["teacher"].shape == (2, 237)
+        expected = mirror.groups["critic"].apply(obs["critic"][0])
+        columns = torch.ones(242, dtype=torch.bool)
+        columns[CLOCK] = False
+        columns[237:] = False  # robots drew different trunk masses at start-up
+        torch.testing.assert_close(obs["critic"][1, columns], expected[columns], atol=1e-5, rtol=0)
+        torch.testing.assert_close(obs["critic"][:, :237], obs["teacher"])  # no noise in play mode
 
 
 def test_ppo_trains_on_mirrored_batches(tmp_path):

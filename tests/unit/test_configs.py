@@ -25,6 +25,7 @@ from go2_locomotion.deploy.controller import ReferenceController, RobotState
 from go2_locomotion.deploy.manifest import OBSERVATION_FORMAT, observation_format_name, term_is
 from go2_locomotion.tasks import TASKS, mdp, play_env_cfg
 from go2_locomotion.tasks.flat_env_cfg import Go2FlatEnvCfg
+from go2_locomotion.tasks.mdp.history import history_frames
 from go2_locomotion.tasks.velocity_env_cfg import CPU_RECIPE_NUM_ENVS, VELOCITY_COMMAND, Go2RoughEnvCfg
 from go2_locomotion.training.preflight import (
     RolloutGeometry,
@@ -140,8 +141,10 @@ def test_play_mode_disables_noise_and_pushes_and_leaves_training_alone(task):
             assert getattr(cfg, section).to_dict() == getattr(training, section).to_dict(), section
         for name, group in _groups(cfg).items():
             assert _terms(group).keys() == _terms(getattr(training.observations, name)).keys()
-    # the training config keeps its noise and pushes (play mode does not leak into it)
-    assert all(group.enable_corruption for group in _groups(training).values())
+    # the training config keeps the actor's noise and pushes (play mode does not leak into it); a privileged
+    # critic group is never corrupted
+    assert training.observations.policy.enable_corruption
+    assert training.observations.critic is None or not training.observations.critic.enable_corruption
     assert any(term.func.__name__ in PUSHES for term in _terms(training.events).values())
     assert training.scene.num_envs > 50
 
@@ -174,9 +177,11 @@ def test_reward_weight_signs_match_their_kind(task):
 @pytest.mark.parametrize("task", TRAINING_TASKS)
 def test_policy_observation_is_what_the_deploy_controller_rebuilds(task, tmp_path):
     """Every policy term's function is one the reference controller rebuilds, and a controller given a bundle of
-    this config's terms rebuilds each at the width the config implies (it refuses any other)."""
+    this config's terms rebuilds each at the width the config implies (it refuses any other), over the group's
+    history."""
     cfg = _env_cfg(task)
-    widths = config_observation_term_widths(cfg)["policy"]
+    frames = history_frames(cfg.observations.policy)
+    widths = {name: width // frames for name, width in config_observation_term_widths(cfg)["policy"].items()}
     terms, start, state = [], 0, {}
     for name, term in _terms(cfg.observations.policy).items():
         function = observation_format_name(term.func)
@@ -189,16 +194,18 @@ def test_policy_observation_is_what_the_deploy_controller_rebuilds(task, tmp_pat
             state["height_scan"] = np.zeros(widths[name])
         terms.append({"name": name, "function": function, "start": start, "width": widths[name], "params": params})
         start += widths[name]
-    assert start == config_observation_widths(cfg)["policy"]
+    assert start * frames == config_observation_widths(cfg)["policy"]
 
     def edit(manifest):
-        manifest["observation"].update(width=start, terms=terms)
+        manifest["observation"].update(width=start * frames, terms=terms)
+        if frames > 1:
+            manifest["observation"]["history"] = {"length": frames}
 
-    controller = ReferenceController(make_bundle(tmp_path, edit=edit, weight=np.zeros((12, start))))
+    controller = ReferenceController(make_bundle(tmp_path, edit=edit, weight=np.zeros((12, start * frames))))
     joints = len(go2_description.JOINT_NAMES)
     robot = RobotState(np.zeros(joints), np.zeros(joints), np.zeros(3), np.array([0.0, 0.0, -1.0]), **state)
     robot.base_lin_vel = np.zeros(3)
-    assert controller.observation(robot).shape == (start,)
+    assert controller.observation(robot).shape == (start * frames,)
     assert controller.act(robot).joint_pos_target.shape == (joints,)
 
 

@@ -7,17 +7,30 @@ import gymnasium as gym
 import pytest
 
 import go2_locomotion.tasks as tasks
+from go2_locomotion.agents.distillation_cfg import Go2RoughBlindDistillationRunnerCfg
 from go2_locomotion.agents.fast_sac_cfg import Go2FlatFastSacRunnerCfg, Go2RoughFastSacRunnerCfg
-from go2_locomotion.agents.rsl_rl_ppo_cfg import Go2FlatPPORunnerCfg, Go2RoughPPORunnerCfg
+from go2_locomotion.agents.rsl_rl_ppo_cfg import Go2FlatPPORunnerCfg, Go2RoughBlindPPORunnerCfg, Go2RoughPPORunnerCfg
+from go2_locomotion.catalog import TRAINING_TASKS
+from go2_locomotion.tasks.blind_env_cfg import Go2RoughBlindEnvCfg
 from go2_locomotion.tasks.flat_env_cfg import Go2FlatEnvCfg
 from go2_locomotion.tasks.velocity_env_cfg import Go2RoughEnvCfg
 
+ROUGH = (Go2RoughEnvCfg, Go2RoughPPORunnerCfg, {tasks.FAST_SAC_ENTRY_POINT: Go2RoughFastSacRunnerCfg})
+FLAT = (Go2FlatEnvCfg, Go2FlatPPORunnerCfg, {tasks.FAST_SAC_ENTRY_POINT: Go2FlatFastSacRunnerCfg})
+BLIND = (
+    Go2RoughBlindEnvCfg,
+    Go2RoughBlindPPORunnerCfg,
+    {tasks.DISTILLATION_ENTRY_POINT: Go2RoughBlindDistillationRunnerCfg},
+)
 EXPECTED = {
-    "Go2-Rough": (Go2RoughEnvCfg, Go2RoughPPORunnerCfg),
-    "Go2-Flat": (Go2FlatEnvCfg, Go2FlatPPORunnerCfg),
-    "Go2-Rough-Play": (Go2RoughEnvCfg, Go2RoughPPORunnerCfg),
-    "Go2-Flat-Play": (Go2FlatEnvCfg, Go2FlatPPORunnerCfg),
+    "Go2-Rough": ROUGH,
+    "Go2-Flat": FLAT,
+    "Go2-Rough-Blind": BLIND,
+    "Go2-Rough-Play": ROUGH,
+    "Go2-Flat-Play": FLAT,
+    "Go2-Rough-Blind-Play": BLIND,
 }
+"""Task id -> (env cfg, PPO runner cfg, the other learners' runner cfgs by ``--agent`` key)."""
 
 
 def test_entry_point_resolves_to_the_tasks_module():
@@ -31,20 +44,20 @@ def test_registered_with_config_entry_points(task_id):
 
     spec = gym.spec(task_id)
     assert spec.entry_point == "isaaclab.envs:ManagerBasedRLEnv"
-    env_cls, agent_cls = EXPECTED[task_id]
+    env_cls, agent_cls, others = EXPECTED[task_id]
     env_cfg = load_cfg_from_registry(task_id, "env_cfg_entry_point")
     agent_cfg = load_cfg_from_registry(task_id, "rsl_rl_cfg_entry_point")
     assert type(env_cfg) is env_cls
     assert type(agent_cfg) is agent_cls
-    # the second learner, chosen with --agent fast_sac_cfg_entry_point (the -Play ids share their task's)
-    sac_cls = Go2RoughFastSacRunnerCfg if "Rough" in task_id else Go2FlatFastSacRunnerCfg
-    assert type(load_cfg_from_registry(task_id, tasks.FAST_SAC_ENTRY_POINT)) is sac_cls
+    # the other learners, chosen with --agent KEY (the -Play ids share their task's)
+    for key, cls in others.items():
+        assert type(load_cfg_from_registry(task_id, key)) is cls
 
 
 def test_play_ids_are_the_training_config_in_play_mode():
     from isaaclab_tasks.utils.parse_cfg import load_cfg_from_registry
 
-    for train_id in ("Go2-Rough", "Go2-Flat"):
+    for train_id in TRAINING_TASKS:
         expected = load_cfg_from_registry(train_id, "env_cfg_entry_point")
         expected.play_mode()
         play = load_cfg_from_registry(f"{train_id}-Play", "env_cfg_entry_point")

@@ -8,7 +8,8 @@ import math
 
 import pytest
 import torch
-from isaaclab.sensors import patterns
+from mirror_fixtures import mirror_context as _context
+from mirror_fixtures import scan_points as _scan_points
 from tensordict import TensorDict
 
 from go2_locomotion.assets.go2_description import FOOT_BODIES, JOINT_NAMES
@@ -18,17 +19,6 @@ from go2_locomotion.tasks.velocity_env_cfg import GAIT_PERIOD, SWING_OFFSETS, TR
 FL_HIP, FR_HIP, RL_CALF, RR_CALF = (
     JOINT_NAMES.index(n) for n in ("FL_hip_joint", "FR_hip_joint", "RL_calf_joint", "RR_calf_joint")
 )
-
-
-def _scan_points() -> torch.Tensor:
-    scanner = Go2RoughEnvCfg().scene.height_scanner
-    starts, _ = patterns.grid_pattern(scanner.pattern_cfg, "cpu")
-    return starts + torch.tensor(scanner.offset.pos)
-
-
-def _context(points: torch.Tensor | None = None) -> symmetry.MirrorContext:
-    points = _scan_points() if points is None else points
-    return symmetry.MirrorContext(joint_names=JOINT_NAMES, scan_points=lambda sensor: points)
 
 
 def _policy_terms(widths: dict[str, int] | None = None) -> list[tuple[str, object, dict, int]]:

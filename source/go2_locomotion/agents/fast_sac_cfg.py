@@ -1,6 +1,6 @@
 """FastSAC agent configurations for Go2-Rough and Go2-Flat (``--agent fast_sac_cfg_entry_point``).
 
-The learner (:mod:`go2_locomotion.training.fast_sac`) runs inside RSL-RL's runner as its algorithm: one iteration
+The learner (:mod:`go2_locomotion.fast_sac`) runs inside RSL-RL's runner as its algorithm: one iteration
 collects ``num_steps_per_env`` steps of every environment into the replay buffer, then takes ``gradient_steps``
 gradient steps on batches of ``batch_size`` drawn from it. Update-to-data ratio (replayed transitions per collected
 one) = gradient_steps x batch_size / (num_envs x num_steps_per_env).
@@ -17,8 +17,8 @@ from isaaclab.utils import configclass
 from isaaclab_rl.rsl_rl import RslRlBaseRunnerCfg, RslRlMLPModelCfg
 from isaaclab_tasks.utils import PresetCfg
 
-_LEARNER = "go2_locomotion.training.fast_sac"
-"""The learner's module (the training layer; named, not imported: configs stay importable without it)."""
+_LEARNER = "go2_locomotion.fast_sac"
+"""The learner's package (named, not imported: the configs stay importable without torch and RSL-RL)."""
 
 
 @configclass

@@ -7,7 +7,7 @@ mini-batches of 24,576, 5 epochs: 20 optimizer steps per iteration.
 from isaaclab.utils import configclass
 from isaaclab_rl.rsl_rl import RslRlMLPModelCfg, RslRlOnPolicyRunnerCfg, RslRlPpoAlgorithmCfg, RslRlSymmetryCfg
 
-from ..catalog import GO2_FLAT, GO2_ROUGH
+from ..catalog import GO2_FLAT, GO2_ROUGH, GO2_ROUGH_BLIND
 from ..tasks.mdp.symmetry import mirror_left_right
 
 GO2_SYMMETRY = RslRlSymmetryCfg(
@@ -69,3 +69,14 @@ class Go2FlatPPORunnerCfg(Go2RoughPPORunnerCfg):
         self.experiment_name = GO2_FLAT.experiment
         self.actor.hidden_dims = [128, 128, 128]
         self.critic.hidden_dims = [128, 128, 128]
+
+
+@configclass
+class Go2RoughBlindPPORunnerCfg(Go2RoughPPORunnerCfg):
+    """PPO for Go2-Rough-Blind: the actor reads the blind ``policy`` group, the critic the privileged ``critic`` group
+    (asymmetric actor-critic); Go2-Rough's networks and algorithm otherwise."""
+
+    def __post_init__(self):
+        super().__post_init__()
+        self.experiment_name = GO2_ROUGH_BLIND.experiment
+        self.obs_groups = {"actor": ["policy"], "critic": ["critic"]}

@@ -191,19 +191,30 @@ def _check_physics(manifest: dict, path: Path) -> None:
             )
 
 
+def history_length(manifest: dict) -> int:
+    """Frames of the policy's observation history (``observation.history.length``; 1 without a history)."""
+    history = manifest.get("observation", {}).get("history")
+    return 1 if history is None else history["length"]
+
+
 def _check_observation(manifest: dict, path: Path) -> int:
     width = _field(manifest, "observation.width", path)
     terms = _field(manifest, "observation.terms", path)
+    if manifest["observation"].get("history") is not None:
+        length = _field(manifest, "observation.history.length", path)
+        if not isinstance(length, int) or isinstance(length, bool) or length < 1:
+            raise BundleError(f"{path}: field 'observation.history.length' must be an integer >= 1, got {length!r}")
     start = 0
     for index, term in enumerate(terms):
         where = f"observation.terms[{index}]"
         for key in ("name", "function", "width", "start"):
             if key not in term:
                 raise BundleError(f"{path}: field '{where}.{key}' is missing")
-        if term["function"] not in OBSERVATION_TERMS:
+        if term["function"] not in OBSERVATION_TERMS or OBSERVATION_TERMS[term["function"]].rebuild is None:
+            buildable = [name for name, known in OBSERVATION_TERMS.items() if known.rebuild is not None]
             raise BundleError(
                 f"{path}: field '{where}.function' is {term['function']!r} (term {term['name']!r}); the reference "
-                f"controller builds: {', '.join(OBSERVATION_TERMS)}"
+                f"controller builds: {', '.join(buildable)}"
             )
         if term["start"] != start:
             raise BundleError(f"{path}: field '{where}.start' is {term['start']}, expected {start}")
@@ -214,8 +225,12 @@ def _check_observation(manifest: dict, path: Path) -> int:
                 f"{expected} values for {term['function']}"
             )
         start += term["width"]
-    if start != width:
-        raise BundleError(f"{path}: field 'observation.width' is {width}, but the terms add up to {start}")
+    frames = history_length(manifest)
+    if start * frames != width:
+        raise BundleError(
+            f"{path}: field 'observation.width' is {width}, but the terms add up to {start}"
+            + (f" per frame, {start * frames} over {frames} frames" if frames > 1 else "")
+        )
     return width
 
 

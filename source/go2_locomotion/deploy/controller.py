@@ -9,12 +9,13 @@ tests check both against Isaac Lab's own managers to 1e-5.
 
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from .bundle import NUM_JOINTS, Bundle, load_bundle
+from .bundle import NUM_JOINTS, Bundle, history_length, load_bundle
 from .observations import OBSERVATION_TERMS, StepContext, trot_clock
 from .observations import projected_gravity_from_quat as projected_gravity_from_quat  # its older home
 
@@ -92,6 +93,9 @@ class ReferenceController:
         self._input_name = b.field("policy.input.name")
         self._last_action = np.zeros(NUM_JOINTS)
         self._steps = 0
+        self.history_length: int = history_length(b.manifest)
+        """Frames the policy reads (``observation.history.length``; 1: the current one)."""
+        self._past: deque[np.ndarray] = deque(maxlen=self.history_length - 1)
 
     def to_policy(self, sdk2: np.ndarray) -> np.ndarray:
         """Reorder a per-joint ``[12]`` array from SDK2 motor order to the policy's joint order."""
@@ -102,9 +106,11 @@ class ReferenceController:
         return np.asarray(policy, dtype=np.float64)[self._to_sdk2]
 
     def reset(self) -> None:
-        """Forget the previous action and restart the trot clock (an episode start)."""
+        """Forget the previous action and the observation history, and restart the trot clock (an episode
+        start)."""
         self._last_action = np.zeros(NUM_JOINTS)
         self._steps = 0
+        self._past.clear()
 
     def gait_phase(
         self, steps: int, period: float, command: np.ndarray | None = None, standing_command: float | None = None
@@ -114,7 +120,20 @@ class ReferenceController:
         return trot_clock(steps, period, self.policy_dt, command, standing_command)
 
     def observation(self, state: RobotState) -> np.ndarray:
-        """The policy observation ``[O]`` (float32) for ``state``, term by term as in training without noise."""
+        """The policy observation ``[O]`` (float32) for ``state``, term by term as in training without noise: with a
+        history, the frames of earlier :meth:`act` calls since the reset, oldest first (the first of them repeated
+        until there are enough), then this state's. Reading it changes nothing."""
+        return self._stacked(self.frame(state))
+
+    def _stacked(self, frame: np.ndarray) -> np.ndarray:
+        if self.history_length == 1:
+            return frame
+        past = list(self._past)
+        padding = [past[0] if past else frame] * (self.history_length - 1 - len(past))
+        return np.concatenate([*padding, *past, frame])
+
+    def frame(self, state: RobotState) -> np.ndarray:
+        """One frame of the observation ``[O / history_length]`` (float32): the bundle's terms for ``state``."""
         context = StepContext(
             self.to_policy, self._default_pos, self._default_vel, self._last_action, self._steps, self.policy_dt
         )
@@ -134,8 +153,10 @@ class ReferenceController:
         return np.concatenate(parts).astype(np.float32)
 
     def act(self, state: RobotState) -> ControlOutput:
-        """Run the policy on ``state``; returns the targets and gains in SDK2 order and remembers the action."""
-        obs = self.observation(state)
+        """Run the policy on ``state``; returns the targets and gains in SDK2 order and remembers the action (and
+        the observation frame, with a history)."""
+        frame = self.frame(state)
+        obs = self._stacked(frame)
         (action,) = self.bundle.session.run(None, {self._input_name: obs[None, :]})
         action = action[0].astype(np.float64)
         if self._output_clip is not None:
@@ -145,4 +166,6 @@ class ReferenceController:
             target = np.clip(target, self._clip[:, 0], self._clip[:, 1])
         self._last_action = action
         self._steps += 1
+        if self.history_length > 1:
+            self._past.append(frame)
         return ControlOutput(self.to_sdk2(action), self.to_sdk2(target), self.kp.copy(), self.kd.copy())

@@ -8,3 +8,6 @@ description (numpy, onnxruntime and PyYAML only); a test ties these names to the
 
 NUM_JOINTS = len(SDK2_JOINT_ORDER)
 """Actuated joints of the Go2."""
+
+NUM_FEET = 4
+"""Feet of the Go2 (``LowState.foot_force`` has one reading each)."""

@@ -31,6 +31,7 @@ from isaaclab.actuators import ActuatorBase
 from ..compat import private_api
 from ..envs import physics_record
 from ..tasks import mdp
+from ..tasks.mdp.history import history_frames
 from ..versions import package_versions
 from .bundle import (
     FORMAT,
@@ -258,6 +259,7 @@ def _observation(env, runner) -> dict[str, Any]:
     if not manager.group_obs_concatenate[POLICY_GROUP]:
         raise ExportError(f"observation group '{POLICY_GROUP}' is not concatenated")
     terms, start = [], 0
+    frames = history_frames(getattr(env.cfg.observations, POLICY_GROUP))
     names = manager.active_terms[POLICY_GROUP]
     for name, dims, term_cfg in zip(
         names,
@@ -272,9 +274,17 @@ def _observation(env, runner) -> dict[str, Any]:
                 f"reference controller cannot rebuild; supported: {', '.join(OBSERVATION_TERMS)}"
             )
         vocabulary = OBSERVATION_TERMS[function]
-        if term_cfg.history_length or term_cfg.modifiers:
-            raise ExportError(f"observation term '{name}' uses history or modifiers, which the bundle cannot describe")
-        width = int(np.prod(dims))
+        if vocabulary.rebuild is None:
+            raise ExportError(
+                f"observation term '{name}' ({function}) is known to the simulator only; a robot cannot measure it, "
+                f"so the '{POLICY_GROUP}' group must not read it (a privileged critic group may)"
+            )
+        if (term_cfg.history_length and frames == 1) or term_cfg.modifiers:
+            raise ExportError(
+                f"observation term '{name}' uses its own history or modifiers, which the bundle cannot describe "
+                "(a group's history_order='time' it can)"
+            )
+        width = int(np.prod(dims)) // frames  # one frame of it
         scale = term_cfg.scale
         terms.append(
             {
@@ -301,14 +311,21 @@ def _observation(env, runner) -> dict[str, Any]:
             "eps": _number(normalizer.eps),
             "formula": "(obs - mean) / (std + eps); already applied inside policy.onnx",
         }
-    return {
+    observation = {
         "group": POLICY_GROUP,
-        "width": start,
+        "width": start * frames,
         "noise": "training only; the bundle's observation is noise-free (noise figures listed per term)",
         "order": "terms concatenated in the order below; each term: clip, then scale",
         "terms": terms,
         "normalizer": statistics,
     }
+    if frames > 1:
+        observation["history"] = {
+            "length": frames,
+            "order": "the terms above form one frame [width / length]; the policy reads length frames, oldest "
+            "first; after a reset every frame holds the first frame",
+        }
+    return observation
 
 
 def _commands(env) -> dict[str, Any]:

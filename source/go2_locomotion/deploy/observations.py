@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .joints import NUM_JOINTS
+from .joints import NUM_FEET, NUM_JOINTS
 
 if TYPE_CHECKING:
     from .controller import RobotState
@@ -92,8 +92,9 @@ class ObservationTerm:
     """Meaning, units and width, as the bundle writes them (``units``)."""
     width: int | None
     """Values in one policy step; ``None``: one per ray of the term's scanner (one per ``params.points_xy``)."""
-    rebuild: Rebuild
-    """How the robot side computes it (:data:`Rebuild`)."""
+    rebuild: Rebuild | None
+    """How the robot side computes it (:data:`Rebuild`); ``None`` for a privileged term, which only the simulator
+    knows (a critic's input): the exporter and the bundle checks refuse it in a policy."""
     params: tuple[Parameter, ...] = ()
     """What the bundle's ``params`` carries for it, in this order."""
 
@@ -247,6 +248,20 @@ OBSERVATION_TERMS: dict[str, ObservationTerm] = {
             width=None,
             rebuild=_height_scan,
             params=(Parameter("offset"), *SCANNER_GEOMETRY),
+        ),
+        ObservationTerm(
+            function="feet_contact_force",
+            input="(simulator only)",
+            units="net contact force on each foot in Go2 weights, [4] FL FR RL RR",
+            width=NUM_FEET,
+            rebuild=None,
+        ),
+        ObservationTerm(
+            function="body_mass_offset",
+            input="(simulator only)",
+            units="trunk mass added by the start-up randomisation [kg], [1]",
+            width=1,
+            rebuild=None,
         ),
     )
 }

@@ -6,27 +6,42 @@ Isaac Lab 3.0's play and export entrypoints apply to the training id, and shares
 
 import functools
 
-from ..catalog import GO2_FLAT, GO2_ROUGH, TRAINING_TASKS
+from ..catalog import (
+    DISTILLATION_ENTRY_POINT,
+    FAST_SAC_ENTRY_POINT,
+    GO2_FLAT,
+    GO2_ROUGH,
+    GO2_ROUGH_BLIND,
+    TRAINING_TASKS,
+)
+from .blind_env_cfg import Go2RoughBlindEnvCfg
 from .flat_env_cfg import Go2FlatEnvCfg
 from .registry import register_tasks
 from .velocity_env_cfg import Go2RoughEnvCfg
 
 _PPO = "go2_locomotion.agents.rsl_rl_ppo_cfg"
 _FAST_SAC = "go2_locomotion.agents.fast_sac_cfg"
+_DISTILLATION = "go2_locomotion.agents.distillation_cfg"
 
 CONFIGS = {
-    # training task id: (env cfg, play env cfg, PPO runner cfg, FastSAC runner cfg) entry points
+    # training task id: (env cfg, play env cfg, PPO runner cfg, {--agent key: the other learners' runner cfgs})
     GO2_ROUGH.id: (
         f"{__name__}.velocity_env_cfg:Go2RoughEnvCfg",
         f"{__name__}:go2_rough_play_env_cfg",
         f"{_PPO}:Go2RoughPPORunnerCfg",
-        f"{_FAST_SAC}:Go2RoughFastSacRunnerCfg",
+        {FAST_SAC_ENTRY_POINT: f"{_FAST_SAC}:Go2RoughFastSacRunnerCfg"},
     ),
     GO2_FLAT.id: (
         f"{__name__}.flat_env_cfg:Go2FlatEnvCfg",
         f"{__name__}:go2_flat_play_env_cfg",
         f"{_PPO}:Go2FlatPPORunnerCfg",
-        f"{_FAST_SAC}:Go2FlatFastSacRunnerCfg",
+        {FAST_SAC_ENTRY_POINT: f"{_FAST_SAC}:Go2FlatFastSacRunnerCfg"},
+    ),
+    GO2_ROUGH_BLIND.id: (
+        f"{__name__}.blind_env_cfg:Go2RoughBlindEnvCfg",
+        f"{__name__}:go2_rough_blind_play_env_cfg",
+        f"{_PPO}:Go2RoughBlindPPORunnerCfg",
+        {DISTILLATION_ENTRY_POINT: f"{_DISTILLATION}:Go2RoughBlindDistillationRunnerCfg"},
     ),
 }
 """The configs of each training task of :data:`go2_locomotion.catalog.TRAINING_TASKS`."""
@@ -38,14 +53,7 @@ TASKS = {
 }
 """The registered task ids: id -> (env cfg entry point, RSL-RL runner cfg entry point)."""
 
-FAST_SAC_ENTRY_POINT = "fast_sac_cfg_entry_point"
-"""``--agent`` key of the FastSAC learner (:mod:`go2_locomotion.agents.fast_sac_cfg`)."""
-
-AGENTS = {
-    id_: {FAST_SAC_ENTRY_POINT: sac}
-    for task, (*_, sac) in CONFIGS.items()
-    for id_ in (task, TRAINING_TASKS[task].play_id)
-}
+AGENTS = {id_: agents for task, (*_, agents) in CONFIGS.items() for id_ in (task, TRAINING_TASKS[task].play_id)}
 """Agent entry points beside RSL-RL PPO's, per task id (the -Play ids share their training task's)."""
 
 
@@ -61,6 +69,9 @@ go2_rough_play_env_cfg = functools.partial(play_env_cfg, Go2RoughEnvCfg)
 
 go2_flat_play_env_cfg = functools.partial(play_env_cfg, Go2FlatEnvCfg)
 """Go2-Flat-Play's config entry point."""
+
+go2_rough_blind_play_env_cfg = functools.partial(play_env_cfg, Go2RoughBlindEnvCfg)
+"""Go2-Rough-Blind-Play's config entry point."""
 
 
 register_tasks(TASKS, AGENTS)

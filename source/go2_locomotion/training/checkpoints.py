@@ -14,12 +14,14 @@ from pathlib import Path
 import torch
 
 from .. import pretrained
+from ..catalog import PPO_ENTRY_POINT
 from ..errors import UsageError
+from .learners import Learner, checkpoint_keys_text, learner_of_checkpoint
 
 CHECKPOINT_PATTERN = r"model_\d+\.pt"
 """File names RSL-RL's runner gives its checkpoints."""
 
-AGENT_ENTRY_POINT = "rsl_rl_cfg_entry_point"
+AGENT_ENTRY_POINT = PPO_ENTRY_POINT
 """Agent key recorded in the run manifest; Isaac Lab's ``train`` records the same by default."""
 
 
@@ -141,8 +143,8 @@ def read_checkpoint(path: Path) -> dict:
     except Exception as error:  # noqa: BLE001  (torch raises many types for a damaged file)
         detail = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
         raise UsageError(f"checkpoint {path} is truncated or corrupt and cannot be loaded ({detail})") from None
-    if not isinstance(data, dict) or "actor_state_dict" not in data:
-        raise UsageError(f"checkpoint {path} is not an RSL-RL checkpoint (it has no actor_state_dict)")
+    if not isinstance(data, dict) or learner_of_checkpoint(data) is None:
+        raise UsageError(f"checkpoint {path} is not an RSL-RL checkpoint (it has none of {checkpoint_keys_text()})")
     return data
 
 
@@ -158,26 +160,49 @@ def layer_widths(state_dict: dict[str, torch.Tensor]) -> list[int]:
     return [layers[0][1].shape[1]] + [tensor.shape[0] for _, tensor in layers]
 
 
-def check_compatible(checkpoint: dict, path: Path, actor: torch.nn.Module, task: str) -> None:
-    """Refuse a checkpoint whose actor network does not have the shapes of the task's actor.
+def check_compatible(checkpoint: dict, path: Path, policy: torch.nn.Module, task: str, learner: Learner | None = None):
+    """Refuse a checkpoint whose policy does not fit the task's: saved by a learner whose policies ``learner`` (the
+    run's) does not play, or with other network shapes. Without ``learner`` only the shapes are checked.
 
     Raises:
-        UsageError: Naming the checkpoint's widths and the task's.
+        UsageError: Naming the checkpoint's learner and the fix, or its widths and the task's.
     """
-    from .fast_sac import SquashedGaussianDistribution  # torch and RSL-RL: heavy, only once a policy exists
-
-    saved_by_sac = "target_critic_state_dict" in checkpoint
-    if saved_by_sac != isinstance(getattr(actor, "distribution", None), SquashedGaussianDistribution):
-        fix = "pass --agent fast_sac_cfg_entry_point" if saved_by_sac else "leave out --agent (PPO is the default)"
-        learner = "FastSAC" if saved_by_sac else "PPO"
-        raise UsageError(f"checkpoint {path} was trained with {learner}, not the agent chosen; {fix}")
-    expected = actor.state_dict()
-    saved = checkpoint["actor_state_dict"]
+    saved_by = learner_of_checkpoint(checkpoint)
+    if learner is not None and saved_by.name not in learner.plays:
+        raise UsageError(
+            f"checkpoint {path} was trained with {saved_by.name}, not the agent chosen ({learner.name}); "
+            f"{saved_by.agent_flag}"
+        )
+    expected = policy.state_dict()
+    saved = checkpoint[saved_by.policy_key]
     mismatched = set(expected) != set(saved) or any(saved[k].shape != expected[k].shape for k in expected)
     if mismatched:
         ours, theirs = layer_widths(expected), layer_widths(saved)
         raise UsageError(
-            f"checkpoint {path} does not fit task '{task}': its actor has layer widths {theirs} "
+            f"checkpoint {path} does not fit task '{task}': its {saved_by.policy} has layer widths {theirs} "
             f"(observation {theirs[0] if theirs else '?'}, action {theirs[-1] if theirs else '?'}), "
-            f"the task's actor has {ours} (observation {ours[0]}, action {ours[-1]})"
+            f"the task's policy has {ours} (observation {ours[0] if ours else '?'}, action {ours[-1] if ours else '?'})"
         )
+
+
+def check_resumable(checkpoint: dict, path: Path, learner: Learner) -> None:
+    """Refuse to continue a run of ``learner`` from a checkpoint another learner saved (its training state is not
+    this learner's); a PPO run can still start from a distilled student with ``--warm_start``.
+
+    Raises:
+        UsageError: Naming the checkpoint's learner and the fix.
+    """
+    saved_by = learner_of_checkpoint(checkpoint)
+    if saved_by is learner:
+        return
+    fix = saved_by.agent_flag
+    if saved_by.name in learner.warm_start_from and not learner.teacher:
+        fix += f", or start a new {learner.name} run from it with --warm_start {path}"
+    raise UsageError(
+        f"checkpoint {path} was trained with {saved_by.name}, not the agent chosen ({learner.name}); {fix}"
+    )
+
+
+def policy_state(checkpoint: dict) -> dict[str, torch.Tensor]:
+    """The state dict of the acting model of a checkpoint of any learner (:attr:`~.learners.Learner.policy`)."""
+    return checkpoint[learner_of_checkpoint(checkpoint).policy_key]

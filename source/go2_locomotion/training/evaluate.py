@@ -193,9 +193,10 @@ def _main(argv: list[str] | None) -> int:
         raise UsageError(f"--terrain: task {args.task} has no generated terrain; use it with Go2-Rough")
     ranges = getattr(env_cfg.commands, VELOCITY_COMMAND).ranges.to_dict()
     try:
-        cells = (
-            parse_cells(args.terrain, trained_terrain(args, agent_cfg, generator)) if args.terrain is not None else None
-        )
+        cells = None
+        if args.terrain is not None:
+            parse_cells(args.terrain)  # the cells' spelling first: it needs no checkpoint
+            cells = parse_cells(args.terrain, trained_terrain(args, agent_cfg, generator))
         grid = parse_grid(args.grid) if args.grid else default_grid(ranges)
     except ValueError as error:
         raise UsageError(f"--terrain {args.terrain}: {error}" if args.terrain else str(error)) from None

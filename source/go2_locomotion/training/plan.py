@@ -2,7 +2,7 @@
 plain values (no Isaac Lab import), so every resume decision is tested without a simulator.
 
 The runner is a registry entry (:data:`RUNNERS`), chosen by the agent config's ``class_name`` as RSL-RL names its
-runners: a second learning algorithm plugs in by adding its runner class here and its agent config entry point.
+runners; each learner's description (:mod:`.learners`) names its runner, so a learner plugs in there.
 """
 
 from __future__ import annotations
@@ -14,7 +14,11 @@ from pathlib import Path
 
 from ..errors import UsageError
 from .checkpoints import AGENT_ENTRY_POINT, newest_loadable_checkpoint, read_checkpoint, resolve_checkpoint
-from .preflight import RolloutGeometry
+from .learners import LEARNERS
+from .preflight import DistillationGeometry, ReplayGeometry, RolloutGeometry
+
+Geometry = RolloutGeometry | ReplayGeometry | DistillationGeometry
+"""The shape of one iteration, whichever the learner (:mod:`.preflight.geometry`)."""
 
 RESUME_AUTO = "auto"
 """``--resume auto``: re-enter the run folder named by ``--run_name`` and continue from its newest checkpoint."""
@@ -22,8 +26,9 @@ RESUME_AUTO = "auto"
 RESUME_CHECKPOINT = "checkpoint"
 """``--resume`` / ``--checkpoint``: continue from a checkpoint in a new run folder."""
 
-RUNNERS = {"OnPolicyRunner": "go2_locomotion.training.runner:Go2OnPolicyRunner"}
-"""Agent config ``class_name`` -> the package's runner class (``module:Class``, imported when the run starts)."""
+RUNNERS = {learner.runner: learner.runner_class for learner in LEARNERS}
+"""Agent config ``class_name`` -> the package's runner class (``module:Class``, imported when the run starts), from
+the learners' descriptions (PPO and FastSAC share ``OnPolicyRunner``)."""
 
 
 def check_runner(class_name: str) -> None:
@@ -53,8 +58,8 @@ class RunPlan:
     """The run folder."""
     iterations: int
     """Iterations this attempt runs (``max_iterations`` less those an earlier attempt finished, with auto)."""
-    geometry: RolloutGeometry
-    """The rollout shape from the configuration."""
+    geometry: Geometry
+    """The iteration's shape from the configuration."""
     rank: int | None = None
     """Global rank under torchrun; ``None`` when not distributed."""
     resume_from: Path | None = None
@@ -87,7 +92,7 @@ def plan_run(
     resume: str | None,
     root: Path,
     max_iterations: int,
-    geometry: RolloutGeometry,
+    geometry: Geometry,
     run_name: str = "",
     checkpoint: str | None = None,
     timestamp: str | None = None,

@@ -1,4 +1,5 @@
-"""The package's RSL-RL runner: :class:`Go2OnPolicyRunner`, RSL-RL's ``OnPolicyRunner`` with named hooks.
+"""The package's RSL-RL runners: :class:`Go2OnPolicyRunner`, RSL-RL's ``OnPolicyRunner`` with named hooks, and
+:class:`Go2DistillationRunner`, the same hooks on RSL-RL's ``DistillationRunner``.
 
 What it adds, each as a method of the subclass (no library method is replaced at run time):
 
@@ -31,7 +32,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import torch
-from rsl_rl.runners import OnPolicyRunner
+from rsl_rl.runners import DistillationRunner, OnPolicyRunner
 from rsl_rl.utils.logger import Logger
 from torch.utils.tensorboard import SummaryWriter
 
@@ -255,6 +256,13 @@ class Go2OnPolicyRunner(OnPolicyRunner):
         write_atomically(saved, path)
         self.last_saved = path
         self.logger.save_model(path, self.current_learning_iteration)
+
+
+class Go2DistillationRunner(Go2OnPolicyRunner, DistillationRunner):
+    """RSL-RL's distillation runner with :class:`Go2OnPolicyRunner`'s hooks. In the method order
+    ``Go2OnPolicyRunner -> DistillationRunner -> OnPolicyRunner``, :meth:`learn` (signals, watchdog, stop with a
+    checkpoint) wraps ``DistillationRunner.learn`` (which refuses to start without a loaded teacher), which runs
+    ``OnPolicyRunner``'s loop; saving, resuming and the logger are the package's."""
 
 
 def pin_threads(local_world_size: int) -> int:

@@ -16,8 +16,9 @@ from pathlib import Path
 
 from .. import pretrained
 from ..errors import UsageError, usage_errors_exit
-from .checkpoints import check_compatible, log_root, read_checkpoint, resolve_checkpoint
+from .checkpoints import check_compatible, log_root, policy_state, read_checkpoint, resolve_checkpoint
 from .cli import resolve_configs
+from .learners import learner_of, learner_of_algorithm
 from .plan import runner_class
 from .preflight import check_device
 from .task_ids import check_task, play_id, training_id
@@ -82,16 +83,14 @@ class PolicySession:
     """Where outputs go: the checkpoint's folder, or ``logs/pretrained/<policy>`` for a shipped policy."""
 
 
-POLICY_ONLY = {"actor": True}
-"""What play, evaluation and export load from a checkpoint (RSL-RL's ``load_cfg``): the actor and its observation
-normaliser. The critic, optimiser and iteration are training state; leaving them out lets a run trained with
-other critic settings (``agent.critic.*``) play back under the config's defaults."""
-
-
 def load_policy(runner, checkpoint: dict) -> None:
-    """Load the policy of a checkpoint already read (:func:`read_checkpoint`, checked by :func:`check_compatible`)
-    into ``runner``'s learner (:data:`POLICY_ONLY`); the weights move to the networks' device as they load."""
-    runner.alg.load(checkpoint, dict(POLICY_ONLY), True)
+    """Load the acting model of a checkpoint already read (:func:`read_checkpoint`, checked by
+    :func:`check_compatible`) into ``runner``'s: the runner's learner's ``policy_load_cfg`` (RSL-RL's ``load_cfg``:
+    that model and its observation normaliser; the critic, teacher, optimiser and iteration are training state, so
+    a run trained with other critic settings plays back under the config's defaults). A distilled student loads as
+    a PPO actor and back; the weights move to the networks' device as they load."""
+    learner = learner_of_algorithm(runner.alg)
+    runner.alg.load({learner.policy_key: policy_state(checkpoint)}, learner.policy_load_cfg, True)
 
 
 @contextlib.contextmanager
@@ -112,6 +111,7 @@ def loaded_policy(
     task = play_id(requested)
     env_cfg, agent_cfg = configs_from_cli(task, args, overrides, play_mode=not args.train_env_cfg)
     check_launch_args(args, env_cfg)
+    learner = learner_of(agent_cfg)
     path = resolve_checkpoint(
         args.checkpoint or "latest",
         root=log_root(agent_cfg.experiment_name),
@@ -136,7 +136,7 @@ def loaded_policy(
             apply_video_recording(env_cfg, str(work_dir), args, subdir="play", checkpoint_path=str(path))
         env = wrapped_env(task, env_cfg, args, agent_cfg, cleanup)
         runner = make_runner(env, agent_cfg)
-        check_compatible(checkpoint, path, runner.alg.get_policy(), task)
+        check_compatible(checkpoint, path, runner.alg.get_policy(), task, learner)
         load_policy(runner, checkpoint)
         yield PolicySession(env, runner, agent_cfg, path, training_id(requested), work_dir)
 

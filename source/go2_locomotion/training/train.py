@@ -1,4 +1,5 @@
-"""``scripts/train.py``: RSL-RL PPO training of a Go2 task, headless or with a visualizer, resumable.
+"""``scripts/train.py``: training of a Go2 task with one of the package's learners (RSL-RL PPO by default, FastSAC,
+teacher-student distillation; :mod:`.learners`), headless or with a visualizer, resumable.
 
 Built from Isaac Lab 3.0's RSL-RL training entrypoint helpers, in the same order, with these additions:
 ``--resume`` and ``--resume auto`` (requeued cluster jobs); checkpoint checks (exists, loads, fits the task)
@@ -21,8 +22,9 @@ from ..assets.go2_description import JOINT_NAMES
 from ..envs import physics_record
 from ..errors import UsageError, exit_on_usage_error, usage_errors_exit
 from . import curriculum_state, preflight, warm_start
-from .checkpoints import check_compatible, log_root, read_checkpoint
+from .checkpoints import check_compatible, check_resumable, log_root
 from .cli import make_parser, parse_args
+from .learners import LEARNERS, Learner, learner_of
 from .plan import RESUME_AUTO, RESUME_CHECKPOINT, RunPlan, plan_run
 from .session import configs_from_cli, make_runner, wrapped_env
 from .summary import RunRecorder, load_summary
@@ -52,10 +54,12 @@ def build_parser() -> argparse.ArgumentParser:
             const=pretrained.KEYWORD,
             default=None,
             metavar="CHECKPOINT",
-            help="Start a new run from another task's trained networks: Go2-Rough from a Go2-Flat checkpoint (a "
-            "path, or 'pretrained', the default: the shipped Go2-Flat policy). The shared observation inputs keep "
-            "their weights, the height scan starts at zero weight, the wider layers embed the flat ones: at "
-            "iteration 0 the rough policy acts as the flat one. A fresh optimiser, iteration 0, a new run folder; "
+            help="Start a new run from trained networks (a path, or 'pretrained', the default: a shipped policy). "
+            "PPO: Go2-Rough from a Go2-Flat checkpoint (default the shipped one; the shared inputs keep their "
+            "weights, the height scan starts at zero weight, the wider layers embed the flat ones: at iteration 0 "
+            "the rough policy acts as the flat one), or Go2-Rough-Blind from a distillation checkpoint (the student "
+            "becomes the actor). Distillation (--agent distillation_cfg_entry_point): the teacher, a Go2-Rough PPO "
+            "checkpoint (default the shipped one); required. A fresh optimiser, iteration 0, a new run folder; "
             "with --resume auto, only when the run folder holds no checkpoint yet.",
         )
         parser.add_argument(
@@ -64,7 +68,7 @@ def build_parser() -> argparse.ArgumentParser:
             help="Check the merged configuration, print the rollout geometry and exit without starting the simulator.",
         )
 
-    return make_parser("Train a Go2 locomotion policy with RSL-RL PPO.", add_common_train_args, extra)
+    return make_parser("Train a Go2 locomotion policy (RSL-RL PPO by default).", add_common_train_args, extra)
 
 
 def resume_mode(args: argparse.Namespace, overrides: list[str]) -> str | None:
@@ -100,16 +104,24 @@ def _train(argv: list[str] | None) -> int:
     resume = resume_mode(args, overrides)
     task = check_task(args.task)
     cpu_ranks = check_distributed_args(args, resume)
-    warm = warm_start_checkpoint(args, resume, task, overrides)
+    warm_arg = warm_start_argument(args, resume, overrides)
     env_cfg, agent_cfg, launch_args = _configs(task, args, overrides, cpu_ranks)
     problems = preflight.validate(env_cfg, agent_cfg)
     if problems:
         raise UsageError(*problems)
-    check_learner_args(args, agent_cfg, warm)
-    world_size = int(os.getenv("WORLD_SIZE", "1")) if args.distributed else 1
+    learner = learner_of(agent_cfg)
+    check_learner_args(args, learner, warm_arg)
+    check_teacher(learner, args.agent, warm_arg, resume is not None or bool(args.checkpoint))
     # from the config alone: the Go2's 12 joints are the action
+    actions = len(JOINT_NAMES)
+    warm = (
+        None
+        if warm_arg is None
+        else warm_start.prepare(warm_arg, training_id(task), learner, env_cfg, agent_cfg, actions)
+    )
+    world_size = int(os.getenv("WORLD_SIZE", "1")) if args.distributed else 1
     widths = preflight.config_observation_widths(env_cfg)
-    geometry = rollout_geometry(env_cfg, agent_cfg, widths, len(JOINT_NAMES), world_size)
+    geometry = rollout_geometry(env_cfg, agent_cfg, widths, actions, world_size)
     if args.check:
         print_geometry(geometry)
         print("[go2] configuration OK")
@@ -130,7 +142,10 @@ def _train(argv: list[str] | None) -> int:
     if run.finished:
         print(f"[go2] {run.log_dir} already holds iteration {run.checkpoint['iter']}: max_iterations reached")
         return 0
-    return _launch_and_train(run, task, args, launch_args, env_cfg, agent_cfg, warm, cpu_ranks)
+    if run.checkpoint is not None:
+        check_resumable(run.checkpoint, run.resume_from, learner)
+    check_teacher(learner, args.agent, warm_arg, run.resume_from is not None)
+    return _launch_and_train(run, task, args, launch_args, env_cfg, agent_cfg, learner, warm, cpu_ranks)
 
 
 def _configs(task: str, args: argparse.Namespace, overrides: list[str], cpu_ranks: bool):
@@ -148,7 +163,9 @@ def _configs(task: str, args: argparse.Namespace, overrides: list[str], cpu_rank
     return env_cfg, agent_cfg, launch_args
 
 
-def _launch_and_train(run: RunPlan, task, args, launch_args, env_cfg, agent_cfg, warm, cpu_ranks: bool) -> int:
+def _launch_and_train(
+    run: RunPlan, task, args, launch_args, env_cfg, agent_cfg, learner: Learner, warm, cpu_ranks: bool
+) -> int:
     """Launch the simulation, build the environment and the runner, and learn; the run folder exists from here."""
     from isaaclab.app import launch_simulation
     from isaaclab_rl.entrypoints.common import (
@@ -173,7 +190,7 @@ def _launch_and_train(run: RunPlan, task, args, launch_args, env_cfg, agent_cfg,
         env = wrapped_env(task, env_cfg, launch_args, agent_cfg, cleanup)
         runner = make_runner(env, agent_cfg, run.log_dir)
         if run.checkpoint is not None:
-            check_compatible(run.checkpoint, run.resume_from, runner.alg.get_policy(), task)
+            check_compatible(run.checkpoint, run.resume_from, runner.alg.get_policy(), task, learner)
         terrain = curriculum_state.curriculum_terrain(env)
         if terrain is not None:
             runner.add_checkpoint_state(
@@ -183,7 +200,7 @@ def _launch_and_train(run: RunPlan, task, args, launch_args, env_cfg, agent_cfg,
         warm_record = None
         if warm is not None and run.resume_from is None:
             layout = preflight.config_observation_term_widths(env_cfg)["policy"]
-            warm_record = warm_start.apply(runner, warm[1], warm[0], warm[2], layout)
+            warm_record = warm_start.apply_warm_start(runner, warm, layout)
         # the live widths, now that the observation manager exists
         managers = env.unwrapped
         geometry = rollout_geometry(
@@ -231,9 +248,9 @@ def _launch_and_train(run: RunPlan, task, args, launch_args, env_cfg, agent_cfg,
     return 0
 
 
-def warm_start_checkpoint(args: argparse.Namespace, resume: str | None, task: str, overrides: list[str]):
-    """``(path, checkpoint, (source task, its observation layout))`` that ``--warm_start`` names (checked: it
-    loads, it fits the task), or ``None``.
+def warm_start_argument(args: argparse.Namespace, resume: str | None, overrides: list[str]) -> str | None:
+    """What ``--warm_start`` names (a path or ``pretrained``), or ``None``; read and checked once the learner is
+    known (:func:`.warm_start.prepare`).
 
     A Hydra override right after a bare ``--warm_start`` was taken as its value by argparse: it goes back to the
     overrides."""
@@ -247,58 +264,52 @@ def warm_start_checkpoint(args: argparse.Namespace, resume: str | None, task: st
             "--warm_start starts a new run; it cannot be combined with --resume or --checkpoint (with --resume auto "
             "it applies when the run folder holds no checkpoint yet)"
         )
-    source = warm_start.source_task(training_id(task))
-    if args.warm_start == pretrained.KEYWORD:
-        path = pretrained.checkpoint(source)
-    else:
-        path = Path(args.warm_start)
-        if not path.is_file():
-            raise UsageError(f"--warm_start {args.warm_start}: no such checkpoint file (or 'pretrained')")
-    checkpoint = read_checkpoint(path)
-    return path, checkpoint, warm_start.source_layout(checkpoint, path, training_id(task))
+    if args.warm_start != pretrained.KEYWORD and not Path(args.warm_start).is_file():
+        raise UsageError(f"--warm_start {args.warm_start}: no such checkpoint file (or 'pretrained')")
+    return args.warm_start
 
 
-def print_geometry(geometry: preflight.RolloutGeometry) -> None:
+def print_geometry(geometry) -> None:
     """The geometry report, then its warnings."""
     print(geometry.report())
     for warning in geometry.warnings():
         print(f"warning: {warning}")
 
 
-def rollout_geometry(
-    env_cfg, agent_cfg, observation_widths: dict, action_width: int, world_size: int
-) -> preflight.RolloutGeometry | preflight.ReplayGeometry:
-    """The rollout shape (PPO) or the replay shape (FastSAC); ``observation_widths`` maps group -> width (an int or
-    a 1-tuple shape)."""
+def rollout_geometry(env_cfg, agent_cfg, observation_widths: dict, action_width: int, world_size: int):
+    """The shape of one iteration of the agent config's learner (:attr:`~.learners.Learner.geometry`);
+    ``observation_widths`` maps group -> width (an int or a 1-tuple shape)."""
     widths = {name: (w[0] if isinstance(w, tuple) else w) for name, w in observation_widths.items()}
-    if preflight.is_fast_sac(agent_cfg):
-        groups = {group for groups in agent_cfg.obs_groups.values() for group in groups}
-        stored = {name: w for name, w in widths.items() if w is not None and name in groups}
-        alg = agent_cfg.algorithm
-        sizes = (alg.batch_size, alg.gradient_steps, alg.buffer_size, alg.learning_starts)
-        return preflight.ReplayGeometry(
-            env_cfg.scene.num_envs, agent_cfg.num_steps_per_env, *sizes, stored, action_width, world_size
+    return learner_of(agent_cfg).geometry(env_cfg, agent_cfg, widths, action_width, world_size)
+
+
+def check_learner_args(args: argparse.Namespace, learner: Learner, warm_start_arg: str | None) -> None:
+    """Refuse, by name, ``--distributed`` for a learner that runs in one process and ``--warm_start`` for one that
+    starts from its own networks only (:class:`~.learners.Learner`)."""
+    if args.distributed and not learner.supports_ranks:
+        ranked = ", ".join(f"{other.name}'s" for other in LEARNERS if other.supports_ranks)
+        raise UsageError(
+            f"--distributed: {learner.name} (--agent {args.agent}) runs in one process; accepted: the agents of "
+            f"{ranked}"
         )
-    return preflight.RolloutGeometry(
-        num_envs=env_cfg.scene.num_envs,
-        steps_per_env=agent_cfg.num_steps_per_env,
-        mini_batches=agent_cfg.algorithm.num_mini_batches,
-        epochs=agent_cfg.algorithm.num_learning_epochs,
-        observation_widths={name: w for name, w in widths.items() if w is not None},
-        action_width=action_width,
-        world_size=world_size,
-    )
+    if warm_start_arg is not None and not learner.warm_start_from:
+        starting = " and ".join(f"{other.name}'s" for other in LEARNERS if other.warm_start_from)
+        raise UsageError(
+            f"--warm_start loads trained networks into {starting} agents; it cannot start {learner.name} (--agent "
+            f"{args.agent}), which starts from its own networks"
+        )
 
 
-def check_learner_args(args: argparse.Namespace, agent_cfg, warm) -> None:
-    """FastSAC runs in one process and starts from its own networks: ``--distributed`` and ``--warm_start``
-    (PPO's networks) are refused by name."""
-    if not preflight.is_fast_sac(agent_cfg):
-        return
-    if args.distributed:
-        raise UsageError(f"--distributed: FastSAC (--agent {args.agent}) runs in one process; accepted: PPO's agent")
-    if warm is not None:
-        raise UsageError(f"--warm_start loads PPO networks; it cannot start FastSAC (--agent {args.agent})")
+def check_teacher(learner: Learner, agent: str, warm_start_arg: str | None, resumes: bool) -> None:
+    """A new run of a learner that learns from a teacher needs one (``--warm_start``); a resumed run has its
+    teacher in its checkpoint. Refused here, before the simulator starts (RSL-RL would refuse after building the
+    environment)."""
+    if learner.teacher and warm_start_arg is None and not resumes:
+        raise UsageError(
+            f"--agent {agent}: {learner.name} needs a teacher; pass --warm_start (the teacher task's shipped policy) "
+            "or --warm_start CHECKPOINT (a PPO checkpoint of the teacher task), or --resume from a checkpoint of "
+            "this learner"
+        )
 
 
 def check_distributed_args(args: argparse.Namespace, resume: str | None) -> bool:

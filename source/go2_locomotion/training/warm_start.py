@@ -1,4 +1,12 @@
-"""Warm start: a new run of one task that begins from another task's trained networks (``train.py --warm_start``).
+"""Warm start: a new run that begins from trained networks (``train.py --warm_start``); what a learner takes is in
+its description (:attr:`~.learners.Learner.warm_start_from`, :attr:`~.learners.Learner.teacher`), and
+:func:`prepare` checks it before the simulator starts:
+
+- PPO from another task's PPO checkpoint (:data:`EMBED`, below);
+- PPO from a distillation checkpoint of the same task (:data:`STUDENT`): the student's weights become the actor's
+  (the distillation config gives the student the actor's network); fresh critic, optimiser and iteration 0;
+- distillation from a PPO checkpoint of the catalog's teacher task (:data:`TEACHER`): RSL-RL's ``Distillation.load``
+  takes its actor as the teacher, nothing else; default the teacher task's shipped policy.
 
 Go2-Rough starts from a Go2-Flat checkpoint. The two share the proprioceptive observation terms; Go2-Rough adds
 the height scan and has wider layers. The flat networks are embedded in the rough ones so that the rough networks
@@ -17,16 +25,23 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import torch
 
+from .. import pretrained
 from ..catalog import TRAINING_TASKS
 from ..errors import UsageError
-from .preflight import config_observation_term_widths
+from .checkpoints import layer_widths, policy_state, read_checkpoint
+from .learners import Learner, learner_of_algorithm, learner_of_checkpoint
+from .preflight import config_observation_term_widths, config_observation_widths
 
 SOURCES = {task.id: task.warm_start_from for task in TRAINING_TASKS.values() if task.warm_start_from}
 """Training task id -> the task whose checkpoints it can start from."""
+
+EMBED, STUDENT, TEACHER = "embed", "student", "teacher"
+"""What a warm start loads: another task's networks embedded, a distilled student as the actor, a teacher."""
 
 RECORD_FILE = "warm_start.json"
 """Written into the run folder: which checkpoint the run started from (path, SHA-256, task)."""
@@ -165,12 +180,154 @@ def apply(runner, checkpoint: dict, path: Path, source: tuple[str, dict[str, int
     columns = input_columns(layout, target_layout)
     runner.alg.load(warm_state(checkpoint, runner.alg.save(), columns), {"actor": True, "critic": True}, True)
     return {
-        "checkpoint": str(path),
-        "sha256": hashlib.sha256(Path(path).read_bytes()).hexdigest(),
-        "source_task": name,
-        "iteration": checkpoint.get("iter"),
+        **_record(checkpoint, path, name, EMBED),
         "inputs_from_source": len(columns),
         "inputs_new": sum(target_layout.values()) - len(columns),
+    }
+
+
+@dataclass(frozen=True)
+class WarmStart:
+    """What ``--warm_start`` loads into a new run, read and checked before the simulator starts."""
+
+    kind: str
+    """:data:`EMBED`, :data:`STUDENT` or :data:`TEACHER`."""
+    path: Path
+    """The checkpoint file."""
+    checkpoint: dict = field(repr=False)
+    """Its contents."""
+    source_task: str
+    """The task it was trained on."""
+    layout: dict[str, int] | None = None
+    """With :data:`EMBED`: the source task's policy observation layout (term -> width)."""
+
+
+def teacher_task(task: str) -> str:
+    """The catalog's teacher task of ``task``.
+
+    Raises:
+        UsageError: If ``task`` has none.
+    """
+    teacher = TRAINING_TASKS[task].teacher
+    if teacher is None:
+        offered = ", ".join(f"{t.id} (taught by {t.teacher})" for t in TRAINING_TASKS.values() if t.teacher)
+        raise UsageError(f"task '{task}' has no teacher to distil; offered: {offered}")
+    return teacher
+
+
+def accepted_checkpoints(task: str, learner: Learner) -> str:
+    """What ``--warm_start`` takes for ``learner`` on ``task``, for messages."""
+    if learner.teacher:
+        return f"a PPO checkpoint of {teacher_task(task)} (default: its shipped policy)"
+    accepted = []
+    if task in SOURCES:
+        accepted.append(f"a PPO checkpoint of {SOURCES[task]} (default: its shipped policy)")
+    if TRAINING_TASKS[task].teacher is not None:
+        accepted.append(f"a distillation checkpoint of {task}")
+    return " or ".join(accepted) or "none"
+
+
+def prepare(value: str, task: str, learner: Learner, env_cfg, agent_cfg, action_width: int) -> WarmStart:
+    """Read and check what ``--warm_start VALUE`` (a path, or ``pretrained``) gives ``learner`` on ``task`` (a
+    learner whose :attr:`~.learners.Learner.warm_start_from` is not empty): the checkpoint's learner is one it
+    starts from, and its policy fits the model it loads into (built from the config on zero observations of the
+    config's widths).
+
+    Raises:
+        UsageError: One line naming the checkpoint and what is accepted.
+    """
+    accepted = accepted_checkpoints(task, learner)
+    if value == pretrained.KEYWORD:
+        if not learner.teacher and task not in SOURCES:
+            if not TRAINING_TASKS[task].teacher:
+                source_task(task)  # raises: no warm-start source, naming the tasks that have one
+            raise UsageError(f"--warm_start: task '{task}' has no shipped policy to start from; accepted: {accepted}")
+        shipped = teacher_task(task) if learner.teacher else SOURCES[task]
+        try:
+            path = pretrained.checkpoint(shipped)
+        except pretrained.NoPretrainedPolicy as error:
+            raise UsageError(f"--warm_start pretrained: {error}") from None
+    else:
+        path = Path(value)
+        if not path.is_file():
+            raise UsageError(f"--warm_start {value}: no such checkpoint file (or 'pretrained')")
+    checkpoint = read_checkpoint(path)
+    saved_by = learner_of_checkpoint(checkpoint)
+    if saved_by.name not in learner.warm_start_from:
+        raise UsageError(f"--warm_start {path}: a {saved_by.name} checkpoint; {learner.name} starts from {accepted}")
+    state = checkpoint[saved_by.policy_key]
+    widths = config_observation_widths(env_cfg)
+    if learner.teacher:
+        check_fits(state, agent_cfg.teacher, agent_cfg.obs_groups, "teacher", widths, action_width, path, task)
+        return WarmStart(TEACHER, path, checkpoint, teacher_task(task))
+    if saved_by.teacher:  # a distilled student: the actor of the same task
+        check_fits(state, agent_cfg.actor, agent_cfg.obs_groups, "actor", widths, action_width, path, task)
+        return WarmStart(STUDENT, path, checkpoint, task)
+    name, layout = source_layout(checkpoint, path, task)
+    return WarmStart(EMBED, path, checkpoint, name, layout)
+
+
+def model_from_cfg(model_cfg, obs_groups: dict, role: str, widths: dict[str, int], num_actions: int):
+    """The RSL-RL model an agent config's ``model_cfg`` (as the runner gets it: after Isaac Lab's
+    ``handle_deprecated_rsl_rl_cfg``) describes for ``role``, built on zero observations of ``widths`` (no
+    simulator), as RSL-RL's algorithms build theirs."""
+    from isaaclab.utils import to_dict  # Isaac Lab's config to the dict RSL-RL reads (configs are loaded by now)
+    from rsl_rl.utils import resolve_class  # RSL-RL: heavy
+    from tensordict import TensorDict
+
+    model_class, kwargs = resolve_class(model_cfg if isinstance(model_cfg, dict) else to_dict(model_cfg))
+    obs = TensorDict({group: torch.zeros(1, widths[group]) for group in obs_groups[role]}, batch_size=[1])
+    return model_class(obs, obs_groups, role, num_actions, **kwargs)
+
+
+def check_fits(state: dict, model_cfg, obs_groups: dict, role: str, widths, num_actions: int, path, task) -> None:
+    """Refuse a policy ``state`` that does not load into ``role``'s model of the config (keys and shapes, what
+    ``load_state_dict(strict=True)`` demands); skipped when a group's width is known only to the live environment.
+
+    Raises:
+        UsageError: Naming both networks' layer widths.
+    """
+    obs_groups = {role: _groups(obs_groups, role, widths)}
+    if any(widths.get(group) is None for group in obs_groups[role]):
+        return
+    expected = model_from_cfg(model_cfg, obs_groups, role, widths, num_actions).state_dict()
+    if set(expected) != set(state) or any(state[key].shape != expected[key].shape for key in expected):
+        groups = ", ".join(f"{group} ({widths[group]})" for group in obs_groups[role])
+        raise UsageError(
+            f"--warm_start {path}: its policy has layer widths {layer_widths(state)}, the {role} of {task} "
+            f"(agent.{role}, reading {groups}) has {layer_widths(expected)}"
+        )
+
+
+def _groups(obs_groups: dict, role: str, widths: dict) -> list[str]:
+    """The observation groups ``role`` reads, by RSL-RL's rule where ``obs_groups`` leaves it out: the group of the
+    role's name, else ``policy``."""
+    if role in obs_groups:
+        return list(obs_groups[role])
+    return [role] if role in widths else ["policy"]
+
+
+def apply_warm_start(runner, warm: WarmStart, target_layout: dict[str, int]) -> dict:
+    """Load what :func:`prepare` checked into ``runner``'s learner (a new run: its optimiser and iteration stay
+    fresh); returns the record for :data:`RECORD_FILE`."""
+    if warm.kind == EMBED:
+        return apply(runner, warm.checkpoint, warm.path, (warm.source_task, warm.layout), target_layout)
+    if warm.kind == TEACHER:
+        # RSL-RL's own load: the checkpoint's actor becomes the teacher (no student, optimiser or iteration)
+        runner.alg.load(warm.checkpoint, {"teacher": True, "iteration": False}, True)
+    else:
+        learner = learner_of_algorithm(runner.alg)
+        runner.alg.load({learner.policy_key: policy_state(warm.checkpoint)}, learner.policy_load_cfg, True)
+    return _record(warm.checkpoint, warm.path, warm.source_task, warm.kind)
+
+
+def _record(checkpoint: dict, path: Path, source_task: str, kind: str) -> dict:
+    return {
+        "checkpoint": str(path),
+        "sha256": hashlib.sha256(Path(path).read_bytes()).hexdigest(),
+        "source_task": source_task,
+        "iteration": checkpoint.get("iter"),
+        "loads": kind,
     }
 
 

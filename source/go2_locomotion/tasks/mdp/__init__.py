@@ -1,9 +1,9 @@
 """MDP terms used by the Go2 tasks, exported by name.
 
 Library terms come from :mod:`isaaclab.envs.mdp`; the two that exist only in Isaac Lab's velocity task package
-come from there; the trot clock (:func:`gait_phase`, :func:`trot_swing`), the steerable velocity command and
-:class:`warn_on_solver_overflow` are this package's own. Nothing is star-imported, so every name below has exactly
-one origin.
+come from there; the trot clock (:func:`gait_phase`, :func:`trot_swing`), the critic's privileged terms, the
+steerable velocity command and :class:`warn_on_solver_overflow` are this package's own. Nothing is star-imported, so
+every name below has exactly one origin.
 """
 
 from isaaclab.envs.mdp import (
@@ -39,6 +39,7 @@ from isaaclab.envs.mdp import (
 from isaaclab_tasks.core.velocity.mdp import feet_air_time, terrain_levels_vel
 
 from .gait import feet_down_standing, gait_phase, standing_joint_deviation_l1, trot_swing
+from .privileged import body_mass_offset, feet_contact_force
 from .solver_capacity import warn_on_solver_overflow
 from .steering import SteerableVelocityCommand, SteerableVelocityCommandCfg
 
@@ -50,9 +51,11 @@ __all__ = [
     "action_rate_l2",
     "ang_vel_xy_l2",
     "base_ang_vel",
+    "body_mass_offset",
     "base_height_l2",
     "base_lin_vel",
     "feet_air_time",
+    "feet_contact_force",
     "feet_down_standing",
     "flat_orientation_l2",
     "gait_phase",

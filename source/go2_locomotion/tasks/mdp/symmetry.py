@@ -21,6 +21,8 @@ from isaaclab.envs import mdp as isaaclab_mdp
 
 from ...compat import private_api
 from .gait import gait_phase
+from .history import history_frames
+from .privileged import body_mass_offset, feet_contact_force
 
 if TYPE_CHECKING:
     from isaaclab.envs import ManagerBasedRLEnv
@@ -85,6 +87,19 @@ def joint_mirror(joint_names: list[str] | tuple[str, ...]) -> SignedPermutation:
     return SignedPermutation(index, sign)
 
 
+def body_mirror(body_names: str | list[str] | tuple[str, ...]) -> SignedPermutation:
+    """The mirror of a per-body vector in ``body_names`` order: legs' bodies swap sides, others (the trunk) stay."""
+    names = [body_names] if isinstance(body_names, str) else list(body_names)
+    position = {name: i for i, name in enumerate(names)}
+    index = []
+    for name in names:
+        try:
+            index.append(position[mirror_joint_name(name)])
+        except ValueError:
+            index.append(position[name])
+    return SignedPermutation(tuple(index), (1.0,) * len(names))
+
+
 def grid_mirror(points: torch.Tensor, tolerance: float = 1e-6) -> SignedPermutation:
     """The mirror of a scan over sensor-frame points ``(num_points, 2|3)``: point ``i`` takes the reading at
     ``(x_i, -y_i)``, which must be a point of the pattern."""
@@ -127,19 +142,26 @@ MIRROR_RULES: dict[Callable, MirrorRule] = {
     # cos); the stand reading [0, 0] stays
     gait_phase: lambda context, params: signs(-1, -1),
     isaaclab_mdp.height_scan: lambda context, params: grid_mirror(context.scan_points(params["sensor_cfg"].name)),
+    feet_contact_force: lambda context, params: body_mirror(params["sensor_cfg"].body_names),
+    body_mass_offset: lambda context, params: body_mirror(params["asset_cfg"].body_names),
 }
 """Observation function -> how one step of its term mirrors. A term whose function is not here cannot be mirrored."""
 
 
 def term_mirror(func, params: dict, width: int, context: MirrorContext, term: str) -> SignedPermutation:
     """The mirror of a term of ``width`` columns (a multiple of one step's: history is tiled)."""
-    rule = next((rule for key, rule in MIRROR_RULES.items() if func is key), None)
+    # a class term's config holds its instance once the manager is made
+    rule = next((rule for key, rule in MIRROR_RULES.items() if func is key or _instance_of(func, key)), None)
     if rule is None:
         raise ValueError(f"observation term {term!r} ({getattr(func, '__name__', func)}) has no left-right mirror")
     step = rule(context, params)
     if width % step.width:
         raise ValueError(f"observation term {term!r} is {width} wide, not a multiple of its mirror's {step.width}")
     return step.tiled(width // step.width)
+
+
+def _instance_of(func, key) -> bool:
+    return isinstance(key, type) and isinstance(func, key)
 
 
 def group_mirror(terms: list[tuple[str, Callable, dict, int]], context: MirrorContext) -> SignedPermutation:
@@ -180,11 +202,12 @@ class Go2Mirror:
         for group, names in manager.active_terms.items():
             cfgs = private_api.observation_term_cfgs(manager, group)
             dims = manager.group_obs_term_dim[group]
+            frames = history_frames(getattr(env.cfg.observations, group))
             terms = [
-                (name, cfg.func, cfg.params, _width(dim, name))
+                (name, cfg.func, cfg.params, _width(dim, name) // frames)
                 for name, cfg, dim in zip(names, cfgs, dims, strict=True)
             ]
-            groups[group] = group_mirror(terms, context)
+            groups[group] = group_mirror(terms, context).tiled(frames)
         return cls(groups=groups, actions=actions)
 
 

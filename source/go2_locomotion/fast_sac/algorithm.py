@@ -1,0 +1,289 @@
+"""The FastSAC learner behind RSL-RL's algorithm interface (:class:`FastSAC`, ``algorithm.class_name``).
+
+Episodes cut by the time limit bootstrap from the state before the reset (Isaac Lab keeps no final observation; the
+approximation RSL-RL's PPO makes at a time-out); terminations do not bootstrap.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+from collections.abc import Callable
+
+import torch
+import torch.nn as nn
+from rsl_rl.utils import resolve_class, resolve_obs_groups
+from tensordict import TensorDict
+
+from .critics import CRITIC_RULES, TwinQCritic, categorical_projection
+from .replay import NStepWindow, ReplayBuffer
+
+
+def _each(transform: Callable[[torch.Tensor], torch.Tensor], pair: tuple[torch.Tensor, torch.Tensor]):
+    """``transform`` of both entries, computed once where the two are the same tensor."""
+    first = transform(pair[0])
+    return first, first if pair[1] is pair[0] else transform(pair[1])
+
+
+class FastSAC:
+    """Soft actor-critic with the FastSAC recipe, behind RSL-RL's algorithm interface (``act``,
+    ``process_env_step``, ``compute_returns``, ``update``, ``save``, ``load``, ``get_policy``). The settings have no
+    defaults here: they are the agent config's (``agents/fast_sac_cfg.py``), documented there."""
+
+    def __init__(
+        self,
+        actor: nn.Module,
+        critic: TwinQCritic,
+        *,
+        num_envs: int,
+        device: str,
+        gamma: float,
+        tau: float,
+        actor_learning_rate: float,
+        critic_learning_rate: float,
+        alpha_lr: float,
+        init_alpha: float,
+        tune_alpha: bool,
+        target_entropy: float | None,
+        batch_size: int,
+        buffer_size: int,
+        learning_starts: int,
+        gradient_steps: int,
+        policy_frequency: int,
+        max_grad_norm: float,
+        n_step: int = 1,
+        critic_rule: str = "clipped",
+        multi_gpu_cfg: dict | None = None,
+    ) -> None:
+        if multi_gpu_cfg is not None:
+            raise ValueError("FastSAC runs in one process (several ranks are not supported)")
+        if critic_rule not in list(CRITIC_RULES):
+            raise ValueError(f"critic_rule must be one of {list(CRITIC_RULES)}, got {critic_rule!r}")
+        self.critic_rule = CRITIC_RULES[critic_rule]
+        """How the twin critics combine in the critic targets and the actor loss (chosen once)."""
+        self.device = device
+        self.actor = actor
+        self.critic = critic
+        self.target_critic = _frozen_copy(critic)
+        self.tau = tau
+        self.window = NStepWindow(n_step, gamma)
+        """Discounts the stored returns and their bootstraps (the update reads gamma^m from each transition)."""
+        self.batch_size, self.learning_starts = batch_size, learning_starts
+        self.gradient_steps, self.policy_frequency = gradient_steps, policy_frequency
+        self.max_grad_norm = max_grad_norm
+        self.tune_alpha = tune_alpha
+        action_dim = actor.distribution.output_dim
+        self.target_entropy = -float(action_dim) if target_entropy is None else float(target_entropy)
+        self.log_alpha = torch.tensor(math.log(init_alpha), device=device, requires_grad=tune_alpha)
+        self.actor_optimizer = torch.optim.Adam(actor.parameters(), lr=actor_learning_rate)
+        self.critic_optimizer = torch.optim.Adam(critic.parameters(), lr=critic_learning_rate)
+        self.alpha_optimizer = torch.optim.Adam([self.log_alpha], lr=alpha_lr) if tune_alpha else None
+        self.learning_rate = actor_learning_rate
+        groups = dict.fromkeys([*actor.obs_groups, *critic.obs_groups])
+        self._groups = list(groups)
+        self._capacity = buffer_size
+        self._action_dim = action_dim
+        self.buffer: ReplayBuffer | None = None
+        self._obs: TensorDict | None = None
+        self._actions: torch.Tensor | None = None
+        self.updates = 0
+
+    # -- collection ----------------------------------------------------------------------------------------------
+
+    def act(self, obs: TensorDict) -> torch.Tensor:
+        """A sampled action per environment; the observation is kept for the transition."""
+        if self.buffer is None:
+            widths = {g: obs[g].shape[-1] for g in self._groups}
+            self.buffer = ReplayBuffer(self._capacity, widths, self._action_dim, self.device)
+        self._obs = obs
+        self._actions = self.actor(obs, stochastic_output=True)
+        return self._actions
+
+    def process_env_step(self, obs: TensorDict, rewards, dones, extras: dict) -> None:
+        """Store the transition ``(s, a, r, s', terminated)`` (with n-step returns: that of the step ``n_step`` - 1
+        before); time-outs bootstrap from ``s`` (module docstring)."""
+        time_outs = extras.get("time_outs")
+        time_outs = torch.zeros_like(dones, dtype=torch.bool) if time_outs is None else time_outs.to(self.device)
+        time_outs = time_outs.bool() & dones.bool()
+        terminated = dones.bool() & ~time_outs
+        keep = time_outs.unsqueeze(-1)
+        next_obs = {g: torch.where(keep, self._obs[g], obs[g]) for g in self._groups}
+        current = {g: self._obs[g] for g in self._groups}
+        transition = self.window.push(current, self._actions, rewards, next_obs, terminated, dones.bool())
+        if transition is not None:
+            self.buffer.add(**transition)
+        self.actor.update_normalization(obs)
+        self.critic.update_normalization(obs)
+
+    def compute_returns(self, obs: TensorDict) -> None:
+        """Nothing: the targets are computed per batch in :meth:`update`."""
+
+    # -- learning ------------------------------------------------------------------------------------------------
+
+    @property
+    def alpha(self) -> float:
+        return float(self.log_alpha.detach().exp())
+
+    def _sample_policy(self, obs: TensorDict) -> tuple[torch.Tensor, torch.Tensor]:
+        latent = self.actor.get_latent(obs)
+        self.actor.distribution.update(self.actor.mlp(latent))
+        return self.actor.distribution.sample_with_log_prob()
+
+    def update(self) -> dict[str, float]:
+        """``gradient_steps`` gradient steps on replayed batches once ``learning_starts`` transitions are stored."""
+        if self.buffer is None or self.buffer.size < self.learning_starts:
+            return {}
+        with torch.no_grad():  # the target critics normalise as the critics do (statistics are buffers)
+            for target_buffer, buffer in zip(self.target_critic.buffers(), self.critic.buffers(), strict=True):
+                target_buffer.copy_(buffer)
+        totals = {"critic": 0.0, "actor": 0.0, "alpha": 0.0, "entropy": 0.0, "q": 0.0}
+        actor_steps = 0
+        for _ in range(self.gradient_steps):
+            batch = self.buffer.sample(self.batch_size)
+            alpha = self.log_alpha.exp().detach()
+            critic_loss, q1 = self.critic_loss(batch, alpha)
+            self.critic_optimizer.zero_grad(set_to_none=True)
+            critic_loss.backward()
+            nn.utils.clip_grad_norm_(self.critic.parameters(), self.max_grad_norm)
+            self.critic_optimizer.step()
+            totals["critic"] += critic_loss.item()
+            totals["q"] += q1.mean().item()
+
+            if self.updates % self.policy_frequency == 0:
+                actor_loss, log_prob = self.actor_loss(batch["obs"], alpha)
+                self.actor_optimizer.zero_grad(set_to_none=True)
+                actor_loss.backward()
+                nn.utils.clip_grad_norm_(self.actor.parameters(), self.max_grad_norm)
+                self.actor_optimizer.step()
+                totals["actor"] += actor_loss.item()
+                totals["entropy"] += -log_prob.mean().item()
+                if self.alpha_optimizer is not None:
+                    alpha_loss = -(self.log_alpha * (log_prob.detach() + self.target_entropy)).mean()
+                    self.alpha_optimizer.zero_grad(set_to_none=True)
+                    alpha_loss.backward()
+                    self.alpha_optimizer.step()
+                    totals["alpha"] += alpha_loss.item()
+                actor_steps += 1
+            self.updates += 1
+            with torch.no_grad():
+                for target_p, p in zip(self.target_critic.parameters(), self.critic.parameters(), strict=True):
+                    target_p.lerp_(p, self.tau)
+        n = self.gradient_steps
+        return {
+            "critic": totals["critic"] / n,
+            "q_mean": totals["q"] / n,
+            "actor": totals["actor"] / max(actor_steps, 1),
+            "alpha": totals["alpha"] / max(actor_steps, 1),
+            "entropy_estimate": totals["entropy"] / max(actor_steps, 1),
+            "temperature": self.alpha,
+        }
+
+    @torch.no_grad()
+    def critic_targets(self, batch: dict, alpha: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """The soft targets of critic 1 and critic 2 for a replayed ``batch``, bootstrapped (by ``critic_rule``) from
+        the target critics at the next state and a fresh policy action. Scalar critics: values ``[B]``,
+        ``r + g^m (1 - d) (Q' - alpha log pi)``. Distributional critics: distributions ``[B, num_atoms]``, the
+        target critic's atoms moved to ``r + g^m (1 - d) (z - alpha log pi)`` and projected back onto the support."""
+        next_actions, next_log_prob = self._sample_policy(batch["next_obs"])
+        bootstrap = batch["discount"] * (1.0 - batch["terminated"])
+        if not self.critic.distributional:
+            q1_next, q2_next = self.target_critic(batch["next_obs"], next_actions)
+            sources = self.critic_rule.bootstrap(q1_next, q2_next, q1_next, q2_next)
+            return _each(lambda q: batch["rewards"] + bootstrap * (q - alpha * next_log_prob), sources)
+        support = self.critic.support
+        p1, p2 = (logits.softmax(-1) for logits in self.target_critic.logits(batch["next_obs"], next_actions))
+        sources = self.critic_rule.bootstrap(p1, p2, self.target_critic.mean(p1), self.target_critic.mean(p2))
+        shift = support - alpha * next_log_prob.unsqueeze(-1)
+        atoms = batch["rewards"].unsqueeze(-1) + bootstrap.unsqueeze(-1) * shift
+        return _each(lambda probs: categorical_projection(atoms, probs, support), sources)
+
+    def critic_loss(self, batch: dict, alpha: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """The summed loss of each critic to its own target (:meth:`critic_targets`): squared error of scalar
+        critics, cross-entropy of distributional ones. Also the first critic's Q ``[B]``, detached."""
+        target1, target2 = self.critic_targets(batch, alpha)
+        if not self.critic.distributional:
+            q1, q2 = self.critic(batch["obs"], batch["actions"])
+            return nn.functional.mse_loss(q1, target1) + nn.functional.mse_loss(q2, target2), q1.detach()
+        logits1, logits2 = self.critic.logits(batch["obs"], batch["actions"])
+        pairs = ((target1, logits1), (target2, logits2))
+        loss = sum(-(target * logits.log_softmax(-1)).sum(-1).mean() for target, logits in pairs)
+        return loss, self.critic.mean(logits1.detach().softmax(-1))
+
+    def actor_loss(self, obs: TensorDict, alpha: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """``mean(alpha log pi - Q)`` over a fresh reparameterised policy action, Q the critics' values combined by
+        ``critic_rule``; also ``log pi`` ``[B]``."""
+        actions, log_prob = self._sample_policy(obs)
+        q1_pi, q2_pi = self.critic(obs, actions)
+        return (alpha * log_prob - self.critic_rule.actor_value(q1_pi, q2_pi)).mean(), log_prob
+
+    # -- modes, checkpoints --------------------------------------------------------------------------------------
+
+    def train_mode(self) -> None:
+        self.actor.train()
+        self.critic.train()
+
+    def eval_mode(self) -> None:
+        self.actor.eval()
+        self.critic.eval()
+
+    def get_policy(self) -> nn.Module:
+        return self.actor
+
+    def save(self) -> dict:
+        """RSL-RL's keys for the networks (``actor_state_dict``, ``critic_state_dict``, ``optimizer_state_dict``)
+        plus the target critics, the temperature and the update count. The replay buffer is not saved (hundreds of
+        MiB): a resumed run refills it and waits ``learning_starts`` transitions before it updates again."""
+        return {
+            "actor_state_dict": self.actor.state_dict(),
+            "critic_state_dict": self.critic.state_dict(),
+            "target_critic_state_dict": self.target_critic.state_dict(),
+            "optimizer_state_dict": {
+                "actor": self.actor_optimizer.state_dict(),
+                "critic": self.critic_optimizer.state_dict(),
+                "alpha": None if self.alpha_optimizer is None else self.alpha_optimizer.state_dict(),
+            },
+            "log_alpha": self.log_alpha.detach().clone(),
+            "updates": self.updates,
+        }
+
+    def load(self, loaded_dict: dict, load_cfg: dict | None, strict: bool) -> bool:
+        load_cfg = load_cfg or {"actor": True, "critic": True, "optimizer": True, "iteration": True}
+        if load_cfg.get("actor"):
+            self.actor.load_state_dict(loaded_dict["actor_state_dict"], strict=strict)
+        if load_cfg.get("critic"):
+            self.critic.load_state_dict(loaded_dict["critic_state_dict"], strict=strict)
+            self.target_critic.load_state_dict(loaded_dict["target_critic_state_dict"], strict=strict)
+            with torch.no_grad():
+                self.log_alpha.copy_(loaded_dict["log_alpha"])
+            self.updates = int(loaded_dict.get("updates", 0))
+        if load_cfg.get("optimizer"):
+            optimizers = loaded_dict["optimizer_state_dict"]
+            self.actor_optimizer.load_state_dict(optimizers["actor"])
+            self.critic_optimizer.load_state_dict(optimizers["critic"])
+            if self.alpha_optimizer is not None and optimizers.get("alpha") is not None:
+                self.alpha_optimizer.load_state_dict(optimizers["alpha"])
+        return bool(load_cfg.get("iteration", False))
+
+    def broadcast_parameters(self) -> None:
+        raise RuntimeError("FastSAC runs in one process")
+
+    @staticmethod
+    def construct_algorithm(obs: TensorDict, env, cfg: dict, device: str) -> FastSAC:
+        """Build the actor (RSL-RL's ``MLPModel`` with :class:`SquashedGaussianDistribution`), the twin critics
+        and the learner from the runner config dict, as RSL-RL's PPO does from its own."""
+        alg_class, alg_cfg = resolve_class(cfg["algorithm"])
+        actor_class, actor_cfg = resolve_class(cfg["actor"])
+        critic_class, critic_cfg = resolve_class(cfg["critic"])
+        cfg["obs_groups"] = resolve_obs_groups(obs, cfg["obs_groups"], ["actor", "critic"])
+        actor = actor_class(obs, cfg["obs_groups"], "actor", env.num_actions, **actor_cfg).to(device)
+        critic = critic_class(obs, cfg["obs_groups"], "critic", env.num_actions, **critic_cfg).to(device)
+        return alg_class(
+            actor, critic, num_envs=env.num_envs, device=device, multi_gpu_cfg=cfg.get("multi_gpu"), **alg_cfg
+        )
+
+
+def _frozen_copy(module: nn.Module) -> nn.Module:
+    target = copy.deepcopy(module)
+    for parameter in target.parameters():
+        parameter.requires_grad_(False)
+    return target

@@ -1,0 +1,114 @@
+"""Each learner's preflight checks of its agent config (named in its :class:`~..learners.Learner`): the domains of
+its algorithm's settings, and the cross-field rules of its rollout or replay."""
+
+from __future__ import annotations
+
+import math
+
+from .checker import MISSING_VALUE, Checker
+
+# Imported inside functions: the FastSAC package (torch and RSL-RL: heavy), for its critic rules by name.
+
+_finite = math.isfinite
+
+
+def check_ppo(check: Checker, num_envs: int | None, num_steps: int | None) -> None:
+    """RSL-RL PPO's documented domains, and mini-batches that fit the rollout."""
+    check.positive_int("agent.algorithm.num_learning_epochs")
+    mini_batches = check.positive_int("agent.algorithm.num_mini_batches")
+    if None not in (num_envs, num_steps, mini_batches) and mini_batches > num_envs * num_steps:
+        check.problems.append(
+            f"agent.algorithm.num_mini_batches must be at most num_envs x num_steps_per_env = "
+            f"{num_envs} x {num_steps} = {num_envs * num_steps}, got {mini_batches}"
+        )
+    for name in ("gamma", "lam"):
+        check.real(f"agent.algorithm.{name}", "a finite number in [0, 1]", lambda x: _finite(x) and 0 <= x <= 1)
+    check.real("agent.algorithm.clip_param", "a number > 0 (inf: no clipping)", lambda x: x > 0)
+    check.real(
+        "agent.algorithm.max_grad_norm",
+        "a number > 0 representable as a 64-bit float (inf: no clipping)",
+        lambda x: x > 0,
+    )
+    check.real("agent.algorithm.learning_rate", "a finite number > 0", lambda x: _finite(x) and x > 0)
+    if check.value("agent.algorithm.schedule") == "adaptive":
+        check.real(
+            "agent.algorithm.desired_kl",
+            "a finite number > 0 with the adaptive schedule",
+            lambda x: _finite(x) and x > 0,
+        )
+    for name in ("entropy_coef", "value_loss_coef"):
+        check.real(f"agent.algorithm.{name}", "a finite number >= 0", lambda x: _finite(x) and x >= 0)
+    _check_init_std(check, "agent.actor")
+
+
+def check_fast_sac(check: Checker, num_envs: int | None, num_steps: int | None) -> None:
+    """FastSAC's documented domains, and a replay buffer that holds an iteration and its start."""
+    from ...fast_sac import CRITIC_RULES  # the learner's rules, by name (torch and RSL-RL: heavy)
+
+    alg = "agent.algorithm"
+    check.real(f"{alg}.gamma", "a finite number in [0, 1]", lambda x: _finite(x) and 0 <= x <= 1)
+    check.real(f"{alg}.tau", "a number in (0, 1]", lambda x: 0 < x <= 1)
+    for name in ("actor_learning_rate", "critic_learning_rate", "init_alpha"):
+        check.real(f"{alg}.{name}", "a finite number > 0", lambda x: _finite(x) and x > 0)
+    tune = check.value(f"{alg}.tune_alpha")
+    if not isinstance(tune, bool):
+        check.fail(f"{alg}.tune_alpha", "True or False", tune)
+    elif tune:
+        check.real(f"{alg}.alpha_lr", "a finite number > 0 when tune_alpha is True", lambda x: _finite(x) and x > 0)
+    if check.value(f"{alg}.target_entropy") is not None:
+        check.real(f"{alg}.target_entropy", "a finite number [nats] or None (minus the action width)", _finite)
+    check.real(f"{alg}.max_grad_norm", "a number > 0 (inf: no clipping)", lambda x: x > 0)
+    batch = check.positive_int(f"{alg}.batch_size")
+    buffer = check.positive_int(f"{alg}.buffer_size")
+    starts = check.positive_int(f"{alg}.learning_starts")
+    check.positive_int(f"{alg}.gradient_steps")
+    check.positive_int(f"{alg}.policy_frequency")
+    check.positive_int(f"{alg}.n_step")
+    check.one_of(f"{alg}.critic_rule", tuple(CRITIC_RULES))
+    atoms = check.positive_int("agent.critic.num_atoms")
+    if atoms is not None and atoms > 1:
+        low = check.real("agent.critic.v_min", "a finite number", _finite)
+        high = check.real("agent.critic.v_max", "a finite number", _finite)
+        if None not in (low, high) and not low < high:
+            check.problems.append(f"agent.critic.v_max must be above agent.critic.v_min = {low}, got {high}")
+    check.real("agent.actor.distribution_cfg.init_std", "a finite number > 0", lambda x: _finite(x) and x > 0)
+    check.real("agent.actor.distribution_cfg.action_scale", "a finite number > 0", lambda x: _finite(x) and x > 0)
+    if None not in (buffer, num_envs, num_steps) and buffer < num_envs * num_steps:
+        check.problems.append(
+            f"{alg}.buffer_size must hold one iteration, num_envs x num_steps_per_env = {num_envs} x {num_steps} = "
+            f"{num_envs * num_steps} transitions, got {buffer}"
+        )
+    for name, value in (("learning_starts", starts), ("batch_size", batch)):
+        if None not in (value, buffer) and value > buffer:
+            check.problems.append(f"{alg}.{name} must be at most buffer_size = {buffer}, got {value}")
+
+
+DISTILLATION_LOSSES = ("mse", "huber")
+"""RSL-RL's ``Distillation`` loss types."""
+
+DISTILLATION_OPTIMIZERS = ("adam", "adamw", "sgd", "rmsprop")
+"""The optimizers RSL-RL resolves by name."""
+
+
+def check_distillation(check: Checker, num_envs: int | None, num_steps: int | None) -> None:
+    """RSL-RL Distillation's domains: both models' observation sets named, positive epochs, rate and gradient
+    length; the leftover steps RSL-RL would accumulate but never backpropagate are a geometry warning."""
+    alg = "agent.algorithm"
+    for role in ("student", "teacher"):
+        if check.value(f"agent.obs_groups.{role}") is MISSING_VALUE:
+            check.fail(f"agent.obs_groups.{role}", "a list of observation groups (the distillation's models read it)",
+                       MISSING_VALUE)  # fmt: skip
+    check.positive_int(f"{alg}.num_learning_epochs")
+    check.positive_int(f"{alg}.gradient_length")
+    check.real(f"{alg}.learning_rate", "a finite number > 0", lambda x: _finite(x) and x > 0)
+    if check.value(f"{alg}.max_grad_norm") is not None:
+        check.real(f"{alg}.max_grad_norm", "a number > 0 or None (no clipping)", lambda x: x > 0)
+    check.one_of(f"{alg}.loss_type", DISTILLATION_LOSSES)
+    check.one_of(f"{alg}.optimizer", DISTILLATION_OPTIMIZERS)
+    _check_init_std(check, "agent.student")
+
+
+def _check_init_std(check: Checker, model: str) -> None:
+    """The initial std of a model that samples its actions (one with a distribution)."""
+    if check.value(f"{model}.distribution_cfg") not in (None, MISSING_VALUE):
+        check.real(f"{model}.distribution_cfg.init_std", "a finite number > 0", lambda x: _finite(x) and x > 0)

@@ -1,0 +1,51 @@
+"""Observation widths from the configuration alone (no simulator): each group's terms, as the observation
+vocabulary sizes them and Isaac Lab's ray pattern functions count their rays."""
+
+from __future__ import annotations
+
+from ...deploy.observations import OBSERVATION_TERMS
+
+# Imported inside functions: the deploy manifest (it imports the task configs: Isaac Lab, heavy).
+
+
+def config_observation_term_widths(env_cfg) -> dict[str, dict[str, int | None]]:
+    """Width of each observation term, per group, from the config alone (no simulator): the width the observation
+    vocabulary gives the term's function (recognised by identity,
+    :func:`~go2_locomotion.deploy.manifest.observation_format_name`; widths from
+    :data:`~go2_locomotion.deploy.observations.OBSERVATION_TERMS`), and for a term of one value per ray the number of
+    rays Isaac Lab's own pattern function casts for its sensor's pattern.
+
+    A term whose function the deploy side does not know gets ``None``; ``tests/sim/test_tasks_sim.py`` compares
+    these widths with the ones the live observation manager reports.
+    """
+    from ...deploy.manifest import observation_format_name  # Isaac Lab task configs: heavy
+
+    widths: dict[str, dict[str, int | None]] = {}
+    for group_name, group in vars(env_cfg.observations).items():
+        if group is None or group_name.startswith("_"):
+            continue
+        terms: dict[str, int | None] = {}
+        for term_name, term in vars(group).items():
+            func = getattr(term, "func", None)
+            if func is None:
+                continue
+            name = observation_format_name(func)
+            width = OBSERVATION_TERMS[name].width if name is not None else None
+            if name is not None and width is None:  # one value per ray of the term's scanner
+                pattern = getattr(env_cfg.scene, term.params["sensor_cfg"].name).pattern_cfg
+                ray_starts, _ = pattern.func(pattern, "cpu")
+                width = int(ray_starts.shape[0])
+            # a history of H steps, flattened: H x the step's width (the group's length overrides the term's)
+            steps = group.history_length if group.history_length is not None else term.history_length
+            terms[term_name] = width * max(steps, 1) if width is not None else None
+        widths[group_name] = terms
+    return widths
+
+
+def config_observation_widths(env_cfg) -> dict[str, int | None]:
+    """Observation width of each group from the config alone (:func:`config_observation_term_widths` added up);
+    ``None`` for a group with a term of unknown width, whose live width is read once the environment exists."""
+    return {
+        group: None if None in terms.values() else sum(terms.values())
+        for group, terms in config_observation_term_widths(env_cfg).items()
+    }
