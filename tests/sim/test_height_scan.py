@@ -3,6 +3,7 @@ the canary of the upstream ordering bug the reorder works around."""
 
 import pytest
 import torch
+from canary_fixtures import upstream_canary
 from isaac_env import make_env
 
 from go2_locomotion.compat.ovphysx_ray_caster import env_rows
@@ -30,11 +31,9 @@ def test_each_robot_reads_the_ground_under_itself(physics):
         assert (torch.linalg.norm(hits[..., :2].mean(dim=1) - robot[:, :2], dim=1) < 0.05).all()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="isaaclab 3.0.0's OvPhysX ray caster binds its bodies in lexicographic path order (env_10 before env_2); "
-    "an XPASS means upstream fixed it: remove compat/ovphysx_ray_caster.py",
+@upstream_canary(
+    "isaaclab 3.0.0's OvPhysX ray caster binds its bodies in lexicographic path order (env_10 before env_2)",
+    "compat/ovphysx_ray_caster.py",
 )
 def test_upstream_ovphysx_scanner_rows_are_in_environment_order():
     """The canary of compat/ovphysx_ray_caster.py: the upstream pose binding under the reorder lists the robots in

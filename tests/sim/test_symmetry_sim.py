@@ -5,6 +5,8 @@ on both engines; and PPO trains with the augmentation switched on."""
 import math
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -63,14 +65,19 @@ def _write_mirrored_pair(env) -> None:
     env.scene.update(dt=0.0)
 
 
+@contextmanager
+def _mirrored_pair(task: str, physics: str) -> Iterator:
+    """Two robots of ``task`` in play mode on the stairs cell (:func:`_stairs_cell`), reset, robot 1 written in the
+    mirror image of robot 0 (:func:`_write_mirrored_pair`); yields the unwrapped environment."""
+    with make_env(task, num_envs=2, overrides=[f"physics={physics}"], play_mode=True, edit=_stairs_cell) as gym_env:
+        gym_env.reset(seed=0)
+        _write_mirrored_pair(gym_env.unwrapped)
+        yield gym_env.unwrapped
+
+
 @pytest.mark.parametrize("physics", ["newton_mjwarp", "physx"])
 def test_a_mirrored_state_reads_the_mirrored_observation(physics):
-    with make_env(
-        "Go2-Rough", num_envs=2, overrides=[f"physics={physics}"], play_mode=True, edit=_stairs_cell
-    ) as gym_env:
-        env = gym_env.unwrapped
-        gym_env.reset(seed=0)
-        _write_mirrored_pair(env)
+    with _mirrored_pair("Go2-Rough", physics) as env:
         obs = env.observation_manager.compute()["policy"]
         assert obs.shape == (2, 237)
         scan = obs[:, 50:]
@@ -86,12 +93,7 @@ def test_a_mirrored_state_reads_the_mirrored_observation(physics):
 def test_go2_rough_blind_groups_mirror_with_their_history(physics):
     """Go2-Rough-Blind's blind actor (10 time-major frames of 47) and privileged critic mirror like Go2-Rough's
     policy: every frame of the history by itself, the feet's forces by side."""
-    with make_env(
-        "Go2-Rough-Blind", num_envs=2, overrides=[f"physics={physics}"], play_mode=True, edit=_stairs_cell
-    ) as gym_env:
-        env = gym_env.unwrapped
-        gym_env.reset(seed=0)
-        _write_mirrored_pair(env)
+    with _mirrored_pair("Go2-Rough-Blind", physics) as env:
         env.observation_manager.reset()  # a fresh history: every frame the written state's reading
         obs = env.observation_manager.compute(update_history=True)
         mirror = mirror_of(env)

@@ -2,6 +2,7 @@
 mesh cache that :mod:`go2_locomotion.compat.ray_caster_meshes` empties for a new scanner."""
 
 import pytest
+from canary_fixtures import upstream_canary
 
 from go2_locomotion.compat import ray_caster_meshes
 from go2_locomotion.compat.ovphysx_ray_caster import env_rows
@@ -35,11 +36,10 @@ def test_paths_that_are_not_one_per_environment_are_refused(paths, message):
         env_rows(paths)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="isaaclab 3.0.0's ray caster reuses a class-level mesh keyed by (prim path, device) alone, whatever "
-    "stage the new scanner is in; an XPASS means upstream fixed it: remove compat/ray_caster_meshes.py",
+@upstream_canary(
+    "isaaclab 3.0.0's ray caster reuses a class-level mesh keyed by (prim path, device) alone, whatever stage the "
+    "new scanner is in",
+    "compat/ray_caster_meshes.py",
 )
 def test_upstream_ray_caster_reads_the_stage_not_a_cached_mesh():
     """The canary of compat/ray_caster_meshes.py: a new scanner loads its mesh from its own stage, not from the

@@ -13,6 +13,7 @@ import termios
 from pathlib import Path
 
 import pytest
+from canary_fixtures import upstream_canary
 
 from go2_locomotion.errors import UsageError
 from go2_locomotion.playback import recording
@@ -296,11 +297,9 @@ def test_view_recording_cli(viser_recording, tmp_path):
 # -- the upstream viewer defect -------------------------------------------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="isaaclab 3.0.0's viser viewer calls self._to_numpy, which newton 1.6.1's ViewerViser no longer has; an "
-    "XPASS means upstream fixed it: remove go2_locomotion/compat/viser_viewer.py and its call",
+@upstream_canary(
+    "isaaclab 3.0.0's viser viewer calls self._to_numpy, which newton 1.6.1's ViewerViser no longer has",
+    "go2_locomotion/compat/viser_viewer.py and its call",
 )
 def test_upstream_viser_viewer_draws_a_plane_without_to_numpy():
     """The canary of compat/viser_viewer.py: Isaac Lab's viser viewer draws a ground plane on the installed newton

@@ -124,8 +124,9 @@ def trot_clock(
     return np.array([np.sin(angle), np.cos(angle)])
 
 
-def _measured(field: str) -> Rebuild:
-    """The state's ``field`` as measured; the policy cannot run without it."""
+def _measured(field: str, units: str, width: int) -> ObservationTerm:
+    """The term whose bundle name and input are the state's ``field``, rebuilt as measured; the policy cannot run
+    without it."""
 
     def rebuild(state: RobotState, term: dict, context: StepContext) -> np.ndarray:
         value = getattr(state, field)
@@ -133,7 +134,7 @@ def _measured(field: str) -> Rebuild:
             raise ValueError(f"RobotState.{field} is required by this policy (observation term {term['name']!r})")
         return np.asarray(value, dtype=np.float64)
 
-    return rebuild
+    return ObservationTerm(function=field, input=field, units=units, width=width, rebuild=rebuild)
 
 
 def _projected_gravity(state: RobotState, term: dict, context: StepContext) -> np.ndarray:
@@ -176,20 +177,8 @@ def _height_scan(state: RobotState, term: dict, context: StepContext) -> np.ndar
 OBSERVATION_TERMS: dict[str, ObservationTerm] = {
     term.function: term
     for term in (
-        ObservationTerm(
-            function="base_lin_vel",
-            input="base_lin_vel",
-            units="velocity of the trunk's centre of mass, in the trunk frame [m/s], [3]",
-            width=3,
-            rebuild=_measured("base_lin_vel"),
-        ),
-        ObservationTerm(
-            function="base_ang_vel",
-            input="base_ang_vel",
-            units="trunk angular velocity in the trunk frame (IMU gyroscope) [rad/s], [3]",
-            width=3,
-            rebuild=_measured("base_ang_vel"),
-        ),
+        _measured("base_lin_vel", "velocity of the trunk's centre of mass, in the trunk frame [m/s], [3]", 3),
+        _measured("base_ang_vel", "trunk angular velocity in the trunk frame (IMU gyroscope) [rad/s], [3]", 3),
         ObservationTerm(
             function="projected_gravity",
             input="projected_gravity",

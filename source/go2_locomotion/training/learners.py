@@ -20,8 +20,15 @@ from .preflight import checks, geometry
 # Imported inside functions: RSL-RL's callable resolution and the algorithm classes (torch: heavy), needed only when
 # an agent config or a live algorithm is recognised.
 
+RUNNER_CLASSES = {
+    "OnPolicyRunner": "go2_locomotion.training.runner:Go2OnPolicyRunner",
+    "DistillationRunner": "go2_locomotion.training.runner:Go2DistillationRunner",
+}
+"""RSL-RL's runner name (an agent config's ``class_name``) -> the package's runner for it, ``module:Class``: one per
+loop, shared by the learners that loop drives."""
 
-@dataclass(frozen=True)
+
+@dataclass(frozen=True, kw_only=True)
 class Learner:
     """One learning algorithm as the package runs it."""
 
@@ -29,10 +36,9 @@ class Learner:
     """How messages name it."""
     entry_point: str
     """Its ``--agent`` key (the tasks register one agent config per learner they offer)."""
-    runner: str
-    """Its agent configs' ``class_name``: RSL-RL's name of the loop that drives it, a key of :data:`~.plan.RUNNERS`."""
-    runner_class: str
-    """The package's runner for :attr:`runner`, ``module:Class``."""
+    runner: str = "OnPolicyRunner"
+    """Its agent configs' ``class_name``: RSL-RL's name of the loop that drives it, a key of :data:`RUNNER_CLASSES`
+    (and of :data:`~.plan.RUNNERS`); by default RSL-RL's on-policy loop, which also runs the off-policy FastSAC."""
     algorithm: str
     """Its algorithm class, ``module:Class``: an agent config whose ``algorithm.class_name`` resolves to it (or to a
     subclass), with ``class_name`` :attr:`runner`, trains with this learner."""
@@ -56,6 +62,11 @@ class Learner:
     geometry: Callable
     """``geometry(env_cfg, agent_cfg, observation_widths, action_width, world_size)``: one iteration's shape
     (:mod:`.preflight.geometry`)."""
+
+    @property
+    def runner_class(self) -> str:
+        """The package's runner for :attr:`runner`, ``module:Class``."""
+        return RUNNER_CLASSES[self.runner]
 
     @property
     def policy_key(self) -> str:
@@ -84,8 +95,6 @@ class Learner:
 PPO = Learner(
     name="PPO",
     entry_point=PPO_ENTRY_POINT,
-    runner="OnPolicyRunner",
-    runner_class="go2_locomotion.training.runner:Go2OnPolicyRunner",
     algorithm="rsl_rl.algorithms:PPO",
     checkpoint_keys=frozenset({"actor_state_dict"}),
     policy="actor",
@@ -102,8 +111,6 @@ PPO = Learner(
 FAST_SAC = Learner(
     name="FastSAC",
     entry_point=FAST_SAC_ENTRY_POINT,
-    runner="OnPolicyRunner",
-    runner_class="go2_locomotion.training.runner:Go2OnPolicyRunner",
     algorithm="go2_locomotion.fast_sac:FastSAC",
     checkpoint_keys=frozenset({"actor_state_dict", "target_critic_state_dict"}),
     policy="actor",
@@ -121,7 +128,6 @@ DISTILLATION = Learner(
     name="Distillation",
     entry_point=DISTILLATION_ENTRY_POINT,
     runner="DistillationRunner",
-    runner_class="go2_locomotion.training.runner:Go2DistillationRunner",
     algorithm="rsl_rl.algorithms:Distillation",
     checkpoint_keys=frozenset({"student_state_dict", "teacher_state_dict"}),
     policy="student",
