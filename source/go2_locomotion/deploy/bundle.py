@@ -191,19 +191,21 @@ def _check_physics(manifest: dict, path: Path) -> None:
             )
 
 
-def history_length(manifest: dict) -> int:
-    """Frames of the policy's observation history (``observation.history.length``; 1 without a history)."""
-    history = manifest.get("observation", {}).get("history")
-    return 1 if history is None else history["length"]
+def history_length(manifest: dict, path: Path) -> int:
+    """Frames of the policy's observation history (``observation.history.length``; 1 without a history), checked:
+    an integer >= 1."""
+    if manifest.get("observation", {}).get("history") is None:
+        return 1
+    length = _field(manifest, "observation.history.length", path)
+    if not isinstance(length, int) or isinstance(length, bool) or length < 1:
+        raise BundleError(f"{path}: field 'observation.history.length' must be an integer >= 1, got {length!r}")
+    return length
 
 
 def _check_observation(manifest: dict, path: Path) -> int:
     width = _field(manifest, "observation.width", path)
     terms = _field(manifest, "observation.terms", path)
-    if manifest["observation"].get("history") is not None:
-        length = _field(manifest, "observation.history.length", path)
-        if not isinstance(length, int) or isinstance(length, bool) or length < 1:
-            raise BundleError(f"{path}: field 'observation.history.length' must be an integer >= 1, got {length!r}")
+    frames = history_length(manifest, path)
     start = 0
     for index, term in enumerate(terms):
         where = f"observation.terms[{index}]"
@@ -225,7 +227,6 @@ def _check_observation(manifest: dict, path: Path) -> int:
                 f"{expected} values for {term['function']}"
             )
         start += term["width"]
-    frames = history_length(manifest)
     if start * frames != width:
         raise BundleError(
             f"{path}: field 'observation.width' is {width}, but the terms add up to {start}"

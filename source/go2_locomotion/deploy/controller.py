@@ -93,7 +93,7 @@ class ReferenceController:
         self._input_name = b.field("policy.input.name")
         self._last_action = np.zeros(NUM_JOINTS)
         self._steps = 0
-        self.history_length: int = history_length(b.manifest)
+        self.history_length: int = history_length(b.manifest, b.manifest_path)
         """Frames the policy reads (``observation.history.length``; 1: the current one)."""
         self._past: deque[np.ndarray] = deque(maxlen=self.history_length - 1)
 

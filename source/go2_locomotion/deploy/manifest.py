@@ -32,6 +32,7 @@ from ..compat import private_api
 from ..envs import physics_record
 from ..tasks import mdp
 from ..tasks.mdp.history import history_frames
+from ..tasks.mdp.terms import term_is
 from ..versions import package_versions
 from .bundle import (
     FORMAT,
@@ -59,12 +60,6 @@ OBSERVATION_FORMAT = {getattr(mdp, name): name for name in OBSERVATION_TERMS}
 """Observation function -> its name in the bundle format: for each term of :data:`.observations.OBSERVATION_TERMS`,
 the function :mod:`go2_locomotion.tasks.mdp` exports under that name (a term renamed there fails here, at import). A
 term whose function is not here is refused."""
-
-
-def term_is(func, term) -> bool:
-    """Whether a term config's ``func`` is the MDP term ``term``: the function or class itself (a config), or an
-    instance of the class (a live manager builds one from a class term)."""
-    return func is term or (isinstance(term, type) and isinstance(func, term))
 
 
 def observation_format_name(func) -> str | None:

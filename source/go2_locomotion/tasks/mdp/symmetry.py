@@ -23,6 +23,7 @@ from ...compat import private_api
 from .gait import gait_phase
 from .history import history_frames
 from .privileged import body_mass_offset, feet_contact_force
+from .terms import term_is
 
 if TYPE_CHECKING:
     from isaaclab.envs import ManagerBasedRLEnv
@@ -151,17 +152,13 @@ MIRROR_RULES: dict[Callable, MirrorRule] = {
 def term_mirror(func, params: dict, width: int, context: MirrorContext, term: str) -> SignedPermutation:
     """The mirror of a term of ``width`` columns (a multiple of one step's: history is tiled)."""
     # a class term's config holds its instance once the manager is made
-    rule = next((rule for key, rule in MIRROR_RULES.items() if func is key or _instance_of(func, key)), None)
+    rule = next((rule for key, rule in MIRROR_RULES.items() if term_is(func, key)), None)
     if rule is None:
         raise ValueError(f"observation term {term!r} ({getattr(func, '__name__', func)}) has no left-right mirror")
     step = rule(context, params)
     if width % step.width:
         raise ValueError(f"observation term {term!r} is {width} wide, not a multiple of its mirror's {step.width}")
     return step.tiled(width // step.width)
-
-
-def _instance_of(func, key) -> bool:
-    return isinstance(key, type) and isinstance(func, key)
 
 
 def group_mirror(terms: list[tuple[str, Callable, dict, int]], context: MirrorContext) -> SignedPermutation:
