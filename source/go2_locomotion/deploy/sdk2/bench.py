@@ -18,6 +18,7 @@ import json
 import os
 import random
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -46,9 +47,39 @@ MEASURE_SEGMENTS = tuple(
 """60 s of walking for the timing measurement: every kind of command the policy was trained on."""
 
 
+DDS_PORT_BASE, DDS_DOMAIN_GAIN = 7400, 250
+"""RTPS's port mapping (CycloneDDS's defaults): domain ``d`` discovers on port ``7400 + 250 d`` and its participants
+listen on the ports just above it (``+10 + 2 i`` for the ``i``-th participant)."""
+
+BENCH_DOMAINS = range(1, 101)
+"""Domain ids for tests and measurements: not 0 (the Go2's own), and low enough that every port of the domain lies
+below Linux's ephemeral range (32768 and up, ``ip_local_port_range``). A domain in that range can find its port
+held by any program's outgoing socket, and CycloneDDS then fails to create the domain."""
+
+
+def domain_port_free(domain: int) -> bool:
+    """Whether domain ``domain``'s discovery port can be bound on this machine now (no DDS run and no other program
+    holds it)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        try:
+            probe.bind(("", DDS_PORT_BASE + DDS_DOMAIN_GAIN * domain))
+        except OSError:
+            return False
+    return True
+
+
 def random_domain() -> int:
-    """A DDS domain id for one test or measurement, so that parallel runs do not meet (ids 100-229)."""
-    return 100 + random.Random(os.getpid() ^ time.monotonic_ns()).randrange(130)
+    """A DDS domain id for one test or measurement whose discovery port is free, so that parallel runs do not meet.
+
+    Raises:
+        RuntimeError: Every domain in ``BENCH_DOMAINS`` is in use.
+    """
+    domains = list(BENCH_DOMAINS)
+    random.Random(os.getpid() ^ time.monotonic_ns()).shuffle(domains)
+    for domain in domains:
+        if domain_port_free(domain):
+            return domain
+    raise RuntimeError(f"no free DDS domain among {BENCH_DOMAINS.start}-{BENCH_DOMAINS.stop - 1}")
 
 
 def segments_text(segments) -> str:
