@@ -44,7 +44,7 @@ setup(
         # keep it out of Isaac Sim's Python, whose Kit brings its own USD.
         "usd-build": ["mujoco-usd-converter==0.6.1"],
         "test": ["pytest", "ruff", "playwright"],  # playwright drives Debian's chromium (no browser download)
-        # Unitree SDK2 over DDS (deploy/sdk2): CycloneDDS's Python binding in the Go2's version line, built against
+        # Unitree SDK2 over DDS (sdk2): CycloneDDS's Python binding in the Go2's version line, built against
         # the system's CycloneDDS 0.10 C library (Debian: cyclonedds-dev; CYCLONEDDS_HOME, set by setup.sh). Not
         # 11.x: CycloneDDS 0.10 peers crash on its type information (docs/deploy_sdk2.md).
         "sdk2": ["cyclonedds==0.10.2"],

@@ -12,7 +12,7 @@ Run with --help for every flag.
 import _environment  # noqa: F401, I001 (first: names the environment to use when the package is missing)
 import sys
 
-from go2_locomotion.deploy.sdk2.cli import deploy_main
+from go2_locomotion.sdk2.cli import deploy_main
 
 if __name__ == "__main__":
     sys.exit(deploy_main(sys.argv[1:]))

@@ -15,11 +15,11 @@ flag.
 import _environment  # noqa: F401, I001 (first: names the environment to use when the package is missing)
 import sys
 
-from go2_locomotion.deploy.offscreen import choose_mujoco_gl
+from go2_locomotion.offscreen import choose_mujoco_gl
 
 choose_mujoco_gl()  # before MuJoCo is imported: --video renders off-screen (EGL with a GPU, else OSMesa)
 
-from go2_locomotion.deploy.sim2sim import main  # noqa: E402
+from go2_locomotion.sim2sim import main  # noqa: E402
 
 if __name__ == "__main__":
     raise SystemExit(main(sys.argv[1:]))

@@ -11,11 +11,11 @@ Run with --help for every flag.
 import _environment  # noqa: F401, I001 (first: names the environment to use when the package is missing)
 import sys
 
-from go2_locomotion.deploy.offscreen import choose_mujoco_gl
+from go2_locomotion.offscreen import choose_mujoco_gl
 
 choose_mujoco_gl()  # before MuJoCo is imported: --video renders off-screen (EGL with a GPU, else OSMesa)
 
-from go2_locomotion.deploy.sdk2.cli import sim_main  # noqa: E402
+from go2_locomotion.sdk2.cli import sim_main  # noqa: E402
 
 if __name__ == "__main__":
     sys.exit(sim_main(sys.argv[1:]))

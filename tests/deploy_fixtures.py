@@ -10,7 +10,7 @@ from onnx import TensorProto, helper
 
 from go2_locomotion import pretrained
 from go2_locomotion.assets.go2_description import JOINT_NAMES
-from go2_locomotion.deploy.bundle import FORMAT, SDK2_JOINT_ORDER, sha256_file
+from go2_locomotion.robot.bundle import FORMAT, SDK2_JOINT_ORDER, sha256_file
 
 PHYSX_ORDER = [f"{leg}_{part}_joint" for part in ("hip", "thigh", "calf") for leg in ("FL", "FR", "RL", "RR")]
 """PhysX's joint order for the Go2: joint type by joint type (hips, thighs, calves), legs FL, FR, RL, RR."""

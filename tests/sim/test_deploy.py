@@ -14,9 +14,9 @@ from isaac_env import make_env
 from tensordict import TensorDict
 
 from go2_locomotion.compat import private_api
-from go2_locomotion.deploy.bundle import SDK2_JOINT_ORDER, load_bundle
-from go2_locomotion.deploy.controller import ReferenceController, RobotState
-from go2_locomotion.deploy.manifest import export_bundle
+from go2_locomotion.export.manifest import export_bundle
+from go2_locomotion.robot.bundle import SDK2_JOINT_ORDER, load_bundle
+from go2_locomotion.robot.controller import ReferenceController, RobotState
 from go2_locomotion.tasks import FAST_SAC_ENTRY_POINT
 from go2_locomotion.tasks.mdp.history import history_frames
 from go2_locomotion.versions import package_versions
@@ -262,7 +262,7 @@ def test_manifest_fields(asset_cache, tmp_path):
     assert m["commands"]["base_velocity"]["ranges"]["lin_vel_x"] == [-1.0, 1.0]
 
     # the freshly initialised policy's bundle runs through sim2sim and leaves its report and plot
-    from go2_locomotion.deploy import sim2sim
+    from go2_locomotion import sim2sim
 
     report = sim2sim.run(bundle, sim2sim.parse_segments("stand:1:0,0,0 forward:1:0.5,0,0"))
     json_path, png_path = sim2sim.write_report(report, tmp_path / "sim2sim")
@@ -277,7 +277,7 @@ def test_sim2sim_follows_isaac_lab_in_closed_loop(asset_cache, tmp_path):
     policies): trunk height within 0.2 mm, joints within 0.004 rad, trunk velocity within 0.004 m/s."""
     from isaaclab_rl.rsl_rl import RslRlVecEnvWrapper
 
-    from go2_locomotion.deploy.sim2sim import Go2Plant
+    from go2_locomotion.sim2sim import Go2Plant
 
     still = ["env.events.add_base_mass=null", "env.events.base_com=null", "env.events.reset_base=null"]
     exact_pose = ["env.events.reset_robot_joints.params.position_range=[1.0,1.0]"]

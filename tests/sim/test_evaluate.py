@@ -132,7 +132,7 @@ def test_usage_errors(tmp_path, capsys):
 def test_isaac_lab_and_mujoco_reports_compare_on_a_fresh_bundle(run_folder, tmp_path, capsys):
     """The zero-action checkpoint: evaluated in Isaac Lab, exported to a bundle, evaluated on the same grid by
     sim2sim.py in MuJoCo; both reports carry the same fields, both robots stand, and --compare lines them up."""
-    from go2_locomotion.deploy import sim2sim
+    from go2_locomotion import sim2sim
     from go2_locomotion.training import export
 
     checkpoint = str(run_folder / "model_0.pt")

@@ -22,12 +22,12 @@ import pytest
 import torch
 from isaac_env import make_env
 
-from go2_locomotion.deploy.bundle import SDK2_JOINT_ORDER, load_bundle
-from go2_locomotion.deploy.controller import ReferenceController, RobotState
-from go2_locomotion.deploy.manifest import export_bundle
-from go2_locomotion.deploy.sim2sim import Go2Plant
-from go2_locomotion.deploy.sim2sim.height_scan import scan_points_world
-from go2_locomotion.deploy.sim2sim.terrain import build_cell
+from go2_locomotion.export.manifest import export_bundle
+from go2_locomotion.robot.bundle import SDK2_JOINT_ORDER, load_bundle
+from go2_locomotion.robot.controller import ReferenceController, RobotState
+from go2_locomotion.sim2sim import Go2Plant
+from go2_locomotion.sim2sim.height_scan import scan_points_world
+from go2_locomotion.sim2sim.terrain import build_cell
 from go2_locomotion.tasks.terrain_cells import cells_generator, parse_cell
 
 pytestmark = pytest.mark.sim

@@ -7,15 +7,15 @@ import numpy as np
 import pytest
 
 from go2_locomotion import pretrained
-from go2_locomotion.deploy.bundle import load_bundle
-from go2_locomotion.deploy.controller import ReferenceController, RobotState
-from go2_locomotion.deploy.sdk2.estimator import VelocityEstimator
-from go2_locomotion.deploy.sdk2.messages import command_arrays, lowcmd, reading
-from go2_locomotion.deploy.sdk2.safety import JointLimits
-from go2_locomotion.deploy.sdk2.sim import SimulatedGo2
-from go2_locomotion.deploy.sim2sim.loop import Segment
-from go2_locomotion.deploy.sim2sim.loop import run as sim2sim
-from go2_locomotion.deploy.sim2sim.report import SETTLE_S
+from go2_locomotion.robot.bundle import load_bundle
+from go2_locomotion.robot.controller import ReferenceController, RobotState
+from go2_locomotion.sdk2.estimator import VelocityEstimator
+from go2_locomotion.sdk2.messages import command_arrays, lowcmd, reading
+from go2_locomotion.sdk2.safety import JointLimits
+from go2_locomotion.sdk2.sim import SimulatedGo2
+from go2_locomotion.sim2sim.loop import Segment
+from go2_locomotion.sim2sim.loop import run as sim2sim
+from go2_locomotion.sim2sim.report import SETTLE_S
 
 pytestmark = pytest.mark.sim
 

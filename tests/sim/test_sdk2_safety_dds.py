@@ -14,8 +14,8 @@ import pytest
 from deploy_fixtures import edited_pretrained, narrow_limits
 
 from go2_locomotion import pretrained
-from go2_locomotion.deploy.bundle import load_bundle
-from go2_locomotion.deploy.sdk2.bench import (
+from go2_locomotion.robot.bundle import load_bundle
+from go2_locomotion.sdk2.bench import (
     Bench,
     FakeRobot,
     SimRecord,
@@ -25,11 +25,11 @@ from go2_locomotion.deploy.sdk2.bench import (
     stall,
     standing_state,
 )
-from go2_locomotion.deploy.sdk2.dds import Bus
-from go2_locomotion.deploy.sdk2.figures import DAMPING_KD, TOPIC_LOWCMD
-from go2_locomotion.deploy.sdk2.messages import LowCmd_, lowcmd
-from go2_locomotion.deploy.sdk2.runner import Deployment, DeploySettings
-from go2_locomotion.deploy.sdk2.safety import JointLimits
+from go2_locomotion.sdk2.dds import Bus
+from go2_locomotion.sdk2.figures import DAMPING_KD, TOPIC_LOWCMD
+from go2_locomotion.sdk2.messages import LowCmd_, lowcmd
+from go2_locomotion.sdk2.runner import Deployment, DeploySettings
+from go2_locomotion.sdk2.safety import JointLimits
 
 pytestmark = pytest.mark.sim
 

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from go2_locomotion import pretrained
-from go2_locomotion.deploy.bundle import load_bundle
-from go2_locomotion.deploy.sdk2.bench import (
+from go2_locomotion.robot.bundle import load_bundle
+from go2_locomotion.sdk2.bench import (
     Bench,
     ControllerRecord,
     SimRecord,
@@ -16,8 +16,8 @@ from go2_locomotion.deploy.sdk2.bench import (
     segments_text,
     stall,
 )
-from go2_locomotion.deploy.sim2sim.loop import Segment
-from go2_locomotion.deploy.sim2sim.loop import run as sim2sim
+from go2_locomotion.sim2sim.loop import Segment
+from go2_locomotion.sim2sim.loop import run as sim2sim
 
 pytestmark = pytest.mark.sim
 

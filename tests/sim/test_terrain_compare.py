@@ -10,8 +10,8 @@ import pytest
 import torch
 from isaac_env import make_env
 
-from go2_locomotion.deploy import sim2sim
-from go2_locomotion.deploy.manifest import export_bundle
+from go2_locomotion import sim2sim
+from go2_locomotion.export.manifest import export_bundle
 from go2_locomotion.tasks.terrain_cells import cells_generator, parse_cells
 from go2_locomotion.training import evaluate
 

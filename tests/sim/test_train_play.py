@@ -15,7 +15,7 @@ import yaml
 from usage_errors import expect_usage_error
 
 from go2_locomotion.compat import private_api
-from go2_locomotion.deploy import manifest as manifest_module
+from go2_locomotion.export import manifest as manifest_module
 from go2_locomotion.playback import play as play_module
 from go2_locomotion.training import preflight
 from go2_locomotion.training import train as train_module

@@ -20,9 +20,9 @@ from deploy_fixtures import make_bundle
 
 import go2_locomotion.tasks  # noqa: F401  (registers the tasks)
 from go2_locomotion.assets import go2_description, go2_usd
-from go2_locomotion.deploy.bundle import OBSERVATION_INPUTS
-from go2_locomotion.deploy.controller import ReferenceController, RobotState
-from go2_locomotion.deploy.manifest import OBSERVATION_FORMAT, observation_format_name, term_is
+from go2_locomotion.export.manifest import OBSERVATION_FORMAT, observation_format_name, term_is
+from go2_locomotion.robot.bundle import OBSERVATION_INPUTS
+from go2_locomotion.robot.controller import ReferenceController, RobotState
 from go2_locomotion.tasks import TASKS, mdp, play_env_cfg
 from go2_locomotion.tasks.flat_env_cfg import Go2FlatEnvCfg
 from go2_locomotion.tasks.mdp.history import history_frames

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from deploy_fixtures import make_bundle
 
-from go2_locomotion.deploy.bundle import BundleError, load_bundle
-from go2_locomotion.deploy.controller import ReferenceController, RobotState
+from go2_locomotion.robot.bundle import BundleError, load_bundle
+from go2_locomotion.robot.controller import ReferenceController, RobotState
 
 FRAME = 48
 """The fixture's frame: trunk and joint terms, no clock or scan."""

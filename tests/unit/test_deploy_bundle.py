@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 from deploy_fixtures import NEWTON_ORDER, PHYSX_ORDER, default_position, make_bundle
 
-from go2_locomotion.deploy import sim2sim
-from go2_locomotion.deploy.bundle import SDK2_JOINT_ORDER, BundleError, load_bundle
-from go2_locomotion.deploy.controller import ReferenceController, RobotState, projected_gravity_from_quat
+from go2_locomotion import sim2sim
+from go2_locomotion.robot.bundle import SDK2_JOINT_ORDER, BundleError, load_bundle
+from go2_locomotion.robot.controller import ReferenceController, RobotState, projected_gravity_from_quat
 
 SDK2_DEFAULTS = np.array([default_position(n) for n in SDK2_JOINT_ORDER])
 
@@ -161,7 +161,7 @@ def test_inconsistent_fields_are_named(tmp_path):
 
 def test_controller_imports_no_isaac_lab_or_torch():
     code = (
-        "import sys, go2_locomotion.deploy.controller, go2_locomotion.deploy.sim2sim; "
+        "import sys, go2_locomotion.robot.controller, go2_locomotion.sim2sim; "
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('isaaclab', 'torch', 'isaacsim', 'warp')))"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -390,6 +390,6 @@ def test_sim2sim_video_without_an_offscreen_context_says_why(tmp_path):
     ],
 )
 def test_offscreen_platform_choice(environ, nvidia, osmesa, expected):
-    from go2_locomotion.deploy.offscreen import pick
+    from go2_locomotion.offscreen import pick
 
     assert pick(dict(environ), nvidia=nvidia, osmesa=osmesa) == expected

@@ -105,7 +105,7 @@ def test_mjcf_round_trip():
 
 
 def test_deploy_side_joint_names_are_the_descriptions():
-    from go2_locomotion.deploy.bundle import NUM_JOINTS, SDK2_JOINT_ORDER
+    from go2_locomotion.robot.bundle import NUM_JOINTS, SDK2_JOINT_ORDER
 
     assert sorted(SDK2_JOINT_ORDER) == sorted(d.JOINT_NAMES) and NUM_JOINTS == len(d.JOINT_NAMES)
     # SDK2 lists the right leg of each pair first

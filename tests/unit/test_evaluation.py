@@ -177,9 +177,9 @@ def test_mujoco_grid_on_a_zero_action_bundle(tmp_path):
     so every command's xy and yaw errors equal its magnitudes and nobody falls; the report has every figure."""
     from deploy_fixtures import NEWTON_ORDER, make_bundle
 
-    from go2_locomotion.deploy.sim2sim.command_grid import run_grid
     from go2_locomotion.evaluation import report as reports
     from go2_locomotion.evaluation.metrics import FIGURES, SUMMARY
+    from go2_locomotion.sim2sim.command_grid import run_grid
 
     bundle = make_bundle(tmp_path / "bundle", NEWTON_ORDER, weight=np.zeros((12, 48)))
     grid = parse_grid("stand:0,0,0 forward:0.5,0,0 turn:0,0,-1")

@@ -59,7 +59,7 @@ def test_phase_observation_by_hand():
 
 
 def test_controller_clock_matches_the_observation():
-    from go2_locomotion.deploy.controller import ReferenceController
+    from go2_locomotion.robot.controller import ReferenceController
 
     controller = ReferenceController.__new__(ReferenceController)
     controller.policy_dt = STEP_DT
@@ -103,7 +103,7 @@ def test_clock_stops_when_told_to_stand():
 
 
 def test_controller_applies_the_same_stand_rule():
-    from go2_locomotion.deploy.controller import ReferenceController
+    from go2_locomotion.robot.controller import ReferenceController
 
     controller = ReferenceController.__new__(ReferenceController)
     controller.policy_dt = STEP_DT

@@ -18,6 +18,7 @@ UNITS = {
     "go2_locomotion.errors": "base",
     "go2_locomotion.dotted": "base",
     "go2_locomotion.plotting": "base",
+    "go2_locomotion.offscreen": "base",
     "go2_locomotion.envs": "base",
     "go2_locomotion.pretrained": "base",
     "go2_locomotion.compat": "compat",
@@ -26,18 +27,15 @@ UNITS = {
     "go2_locomotion.agents": "tasks",
     "go2_locomotion.evaluation": "evaluation",
     "go2_locomotion.fast_sac": "learners",
-    "go2_locomotion.deploy": "robot",
-    "go2_locomotion.deploy.sim2sim": "mujoco",
-    "go2_locomotion.deploy.offscreen": "mujoco",
-    "go2_locomotion.deploy.manifest": "export",
-    "go2_locomotion.deploy.sdk2": "sdk2",
-    "go2_locomotion.playback.steering": "robot",  # stdlib-only operator input: playback and the robot controller
+    "go2_locomotion.robot": "robot",
+    "go2_locomotion.sim2sim": "mujoco",
+    "go2_locomotion.export": "export",
+    "go2_locomotion.sdk2": "sdk2",
     "go2_locomotion.training": "training",
-    "go2_locomotion.pretrained.ship": "training",
     "go2_locomotion.playback": "playback",
     "go2_locomotion.benchmark": "benchmark",
 }
-"""Module or package -> its layer; the longest matching name wins."""
+"""Package (or top-level module) -> its layer: one layer a folder."""
 
 LIBRARIES = {
     "base": set(),
@@ -151,6 +149,16 @@ def test_every_module_has_a_layer():
     assert not missing, f"modules without a layer (add them to UNITS and docs/design.md): {sorted(set(missing))}"
 
 
+def test_no_folder_holds_two_layers():
+    """A layer is a package (or a module at the top), never a module inside another layer's package."""
+    nested = [name for name in UNITS if name.count(".") > 1]
+    assert not nested, f"layers inside other layers' packages: {nested}"
+    for name in UNITS:
+        if name != "go2_locomotion":
+            path = PACKAGE.parent.joinpath(*name.split("."))
+            assert (path / "__init__.py").is_file() or path.with_suffix(".py").is_file(), name
+
+
 def test_imports_follow_the_layers():
     wrong = []
     for path in MODULES:
@@ -187,12 +195,12 @@ def test_function_local_imports_say_why():
 @pytest.mark.parametrize(
     ("source", "module", "expected"),
     [
-        ("from ..deploy import bundle", "go2_locomotion.training.x", ["go2_locomotion.deploy.bundle"]),
-        ("from ..deploy.bundle import load_bundle", "go2_locomotion.training.x", ["go2_locomotion.deploy.bundle"]),
+        ("from ..robot import bundle", "go2_locomotion.training.x", ["go2_locomotion.robot.bundle"]),
+        ("from ..robot.bundle import load_bundle", "go2_locomotion.training.x", ["go2_locomotion.robot.bundle"]),
         ("def f():\n    import go2_locomotion.training.cli", "go2_locomotion.x", ["go2_locomotion.training.cli"]),
         ("from . import report as reports", "go2_locomotion.evaluation.x", ["go2_locomotion.evaluation.report"]),
-        ("from ... import pretrained", "go2_locomotion.deploy.sim2sim.x", ["go2_locomotion.pretrained"]),
-        ("if TYPE_CHECKING:\n    from ..tasks import mdp", "go2_locomotion.deploy.x", ["go2_locomotion.tasks.mdp"]),
+        ("from ... import pretrained", "go2_locomotion.sdk2.interop.x", ["go2_locomotion.pretrained"]),
+        ("if TYPE_CHECKING:\n    from ..tasks import mdp", "go2_locomotion.robot.x", ["go2_locomotion.tasks.mdp"]),
         ("import numpy\nfrom isaaclab.utils import configclass", "go2_locomotion.x", []),
     ],
 )

@@ -1,5 +1,5 @@
-"""Go2-Rough's terrain cells in MuJoCo (``deploy/sim2sim/terrain.py``) and the height scan from MuJoCo ray casts
-(``deploy/sim2sim/height_scan.py``), without a simulator: Isaac Lab's terrain generator runs on its own here.
+"""Go2-Rough's terrain cells in MuJoCo (``sim2sim/terrain.py``) and the height scan from MuJoCo ray casts
+(``sim2sim/height_scan.py``), without a simulator: Isaac Lab's terrain generator runs on its own here.
 
 Each cell's MuJoCo ground is checked against the generator's own mesh (ray casts on it with trimesh) and against
 heights worked out by hand from the generator's parameters; the hfield's triangles against Isaac Lab's, for rays
@@ -17,12 +17,12 @@ import torch
 from deploy_fixtures import make_bundle, rough_bundle, scanner_cfg, task_scan_points
 
 from go2_locomotion import pretrained
-from go2_locomotion.deploy.bundle import load_bundle
-from go2_locomotion.deploy.controller import ReferenceController
-from go2_locomotion.deploy.sim2sim import Go2Plant, Segment, run
-from go2_locomotion.deploy.sim2sim.height_scan import RAY_START_HEIGHT, MujocoHeightScan, ScanPattern, yaw_of
-from go2_locomotion.deploy.sim2sim.plant import GROUND_GROUP
-from go2_locomotion.deploy.sim2sim.terrain import (
+from go2_locomotion.robot.bundle import load_bundle
+from go2_locomotion.robot.controller import ReferenceController
+from go2_locomotion.sim2sim import Go2Plant, Segment, run
+from go2_locomotion.sim2sim.height_scan import RAY_START_HEIGHT, MujocoHeightScan, ScanPattern, yaw_of
+from go2_locomotion.sim2sim.plant import GROUND_GROUP
+from go2_locomotion.sim2sim.terrain import (
     BOX_DEPTH,
     HeightField,
     TerrainError,

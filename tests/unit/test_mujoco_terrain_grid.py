@@ -1,4 +1,4 @@
-"""The terrain grid in plain MuJoCo (``deploy/sim2sim/terrain_grid.py``, ``sim2sim.py --terrain default|CELLS``), with
+"""The terrain grid in plain MuJoCo (``sim2sim/terrain_grid.py``, ``sim2sim.py --terrain default|CELLS``), with
 policies whose outcome is known: a zero action stands (no success, no fall, the whole forward command missed), a
 constant bend of the calves tips the robot onto its trunk, and the shipped Go2-Flat policy walks out of gentle
 cells. Isaac Lab's terrain generator builds the cells; no simulator runs."""
@@ -10,12 +10,11 @@ import numpy as np
 import pytest
 from deploy_fixtures import make_bundle, rough_bundle
 
-from go2_locomotion import pretrained
-from go2_locomotion.deploy import sim2sim
-from go2_locomotion.deploy.bundle import load_bundle
-from go2_locomotion.deploy.sim2sim.height_scan import yaw_of
-from go2_locomotion.deploy.sim2sim.terrain_grid import ROBOTS_PER_CELL, headings, run_terrain, start_plants
+from go2_locomotion import pretrained, sim2sim
 from go2_locomotion.evaluation import terrain_report
+from go2_locomotion.robot.bundle import load_bundle
+from go2_locomotion.sim2sim.height_scan import yaw_of
+from go2_locomotion.sim2sim.terrain_grid import ROBOTS_PER_CELL, headings, run_terrain, start_plants
 from go2_locomotion.tasks.terrain_cells import parse_cell, parse_cells
 
 CELLS = "stairs_up:0.10 slopes_down:20"

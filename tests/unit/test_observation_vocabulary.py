@@ -1,4 +1,4 @@
-"""The observation vocabulary (``deploy/observations.py``): each term rebuilt from a robot state by hand, the
+"""The observation vocabulary (``robot/observations.py``): each term rebuilt from a robot state by hand, the
 parameters the exporter writes for it from a term config, and a term added to the table alone being checked and
 rebuilt by the bundle reader and the reference controller."""
 
@@ -11,10 +11,10 @@ import torch
 from deploy_fixtures import make_bundle
 from isaaclab.managers import ObservationTermCfg, SceneEntityCfg
 
-from go2_locomotion.deploy.bundle import BundleError, load_bundle
-from go2_locomotion.deploy.controller import ReferenceController, RobotState
-from go2_locomotion.deploy.manifest import ExportError, observation_format_name, term_params
-from go2_locomotion.deploy.observations import OBSERVATION_TERMS, ObservationTerm, StepContext
+from go2_locomotion.export.manifest import ExportError, observation_format_name, term_params
+from go2_locomotion.robot.bundle import BundleError, load_bundle
+from go2_locomotion.robot.controller import ReferenceController, RobotState
+from go2_locomotion.robot.observations import OBSERVATION_TERMS, ObservationTerm, StepContext
 from go2_locomotion.tasks import mdp
 from go2_locomotion.tasks.mdp.symmetry import MIRROR_RULES
 

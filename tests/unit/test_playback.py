@@ -18,8 +18,8 @@ from canary_fixtures import upstream_canary
 from go2_locomotion.errors import UsageError
 from go2_locomotion.playback import recording
 from go2_locomotion.playback.play import build_parser
-from go2_locomotion.playback.steering import Steering, TerminalKeys
 from go2_locomotion.playback.viewer import plan_viewers
+from go2_locomotion.robot.steering import Steering, TerminalKeys
 from go2_locomotion.training.cli import parse_args
 
 ROOT = Path(__file__).parents[2]

@@ -1,5 +1,5 @@
 """The shipped pretrained policy: where ``--checkpoint pretrained`` leads, that its files belong together, and the
-figures its evaluation reports hold (the reports are produced by ``python -m go2_locomotion.pretrained.ship``, which
+figures its evaluation reports hold (the reports are produced by ``python -m go2_locomotion.training.ship``, which
 runs scripts/evaluate.py and scripts/sim2sim.py; tests/sim/test_pretrained_sim.py reruns part of them)."""
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ import subprocess
 import pytest
 
 from go2_locomotion import pretrained
-from go2_locomotion.deploy.bundle import load_bundle
 from go2_locomotion.errors import UsageError
 from go2_locomotion.evaluation import report as reports
+from go2_locomotion.robot.bundle import load_bundle
 from go2_locomotion.training.checkpoints import read_checkpoint, resolve_checkpoint
 
 
@@ -107,7 +107,7 @@ def test_provenance_records_the_terrain_level_curve_of_a_run(tmp_path):
     without one (Go2-Flat) or without events records none."""
     from torch.utils.tensorboard import SummaryWriter
 
-    from go2_locomotion.pretrained.ship import TERRAIN_LEVEL_TAG, terrain_level_record
+    from go2_locomotion.training.ship import TERRAIN_LEVEL_TAG, terrain_level_record
 
     assert terrain_level_record(tmp_path) is None
     writer = SummaryWriter(log_dir=str(tmp_path))
@@ -154,7 +154,7 @@ def test_the_shipped_rough_policy_carries_its_terrain_evaluations_and_warm_start
 
 
 def test_shipping_ends_with_exit_75_when_an_evaluation_stalled(tmp_path, capsys):
-    from go2_locomotion.pretrained import ship
+    from go2_locomotion.training import ship
 
     stalled, failed = tmp_path / "evaluate.py", tmp_path / "broken.py"
     stalled.write_text("import sys\nsys.exit(75)\n")

@@ -91,7 +91,7 @@ def test_loading_configs_imports_no_usd_or_kit_module():
             for selector in ([], ["physics=physx"], ["presets=cpu"], ["physics=isaacsim_physx"]):
                 resolve_task_config(task, "rsl_rl_cfg_entry_point", overrides=selector)
         for name in ("training.train", "playback.play", "training.export", "training.curves", "benchmark.cli",
-                     "deploy.manifest", "deploy.sim2sim", "training.evaluate", "compat.launcher"):
+                     "export.manifest", "sim2sim", "training.evaluate", "compat.launcher"):
             importlib.import_module("go2_locomotion." + name)
         print("LOADED", sorted(m for m in sys.modules if m.split(".")[0] in ("pxr", "omni", "carb", "isaacsim")))
         """

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from go2_locomotion.deploy.sdk2.bench import BENCH_DOMAINS, domain_port_free, random_domain
+from go2_locomotion.sdk2.bench import BENCH_DOMAINS, domain_port_free, random_domain
 
 
 def test_every_bench_domain_port_lies_below_the_ephemeral_range():

@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 from go2_locomotion.assets import go2_description as go2
-from go2_locomotion.deploy.sdk2.bench import standing_reading
-from go2_locomotion.deploy.sdk2.estimator import SDK2_LEGS, LegKinematics, VelocityEstimator
-from go2_locomotion.deploy.sdk2.messages import RobotReading
+from go2_locomotion.sdk2.bench import standing_reading
+from go2_locomotion.sdk2.estimator import SDK2_LEGS, LegKinematics, VelocityEstimator
+from go2_locomotion.sdk2.messages import RobotReading
 
 STANDING = np.array([-0.1, 0.8, -1.5, 0.1, 0.8, -1.5, -0.1, 1.0, -1.5, 0.1, 1.0, -1.5])
 

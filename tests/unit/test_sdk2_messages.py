@@ -11,14 +11,14 @@ import cyclonedds.idl as idl
 import numpy as np
 import pytest
 
-from go2_locomotion.deploy.sdk2 import messages as m
-from go2_locomotion.deploy.sdk2.figures import POS_STOP, VEL_STOP
+from go2_locomotion.sdk2 import messages as m
+from go2_locomotion.sdk2.figures import POS_STOP, VEL_STOP
 
 UNITREE_TYPE_IDS = {
     # XTypes TypeIdentifiers (complete, minimal) that CycloneDDS 0.10.2 computes for Unitree's own generated Python
     # types (unitree_sdk2py/idl/unitree_go/msg/dds_, identical in the official unitree_sdk2_python and in
     # unitree-sdk2py-dimos 1.0.3), recorded in a scratch environment; a C program built with Debian's CycloneDDS
-    # 0.10.2 idlc from deploy/sdk2/interop/unitree_go.idl advertises the same complete identifiers. DDS matches a
+    # 0.10.2 idlc from sdk2/interop/unitree_go.idl advertises the same complete identifiers. DDS matches a
     # reader and a writer by these (CycloneDDS 11 computes other ones: see docs/deploy_sdk2.md).
     "LowCmd_": ("52cc8eb0d427d692aa2b20a90540", "832876ceec9737d69f6ed62a3f63"),
     "LowState_": ("08f239c471d3a27e67e7c7723184", "853a99e23d0daa1610b65c526b40"),

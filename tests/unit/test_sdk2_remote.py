@@ -7,7 +7,7 @@ import struct
 import numpy as np
 import pytest
 
-from go2_locomotion.deploy.sdk2.remote import ButtonEdges, RemoteState, decode, encode, stick_command, sticks_active
+from go2_locomotion.sdk2.remote import ButtonEdges, RemoteState, decode, encode, stick_command, sticks_active
 
 RANGES = np.array([[-1.0, 1.0], [-1.0, 1.0], [-1.0, 1.0]])
 

@@ -13,15 +13,15 @@ import pytest
 from deploy_fixtures import edited_pretrained, narrow_limits
 
 from go2_locomotion import pretrained
-from go2_locomotion.deploy.bundle import load_bundle
-from go2_locomotion.deploy.sdk2 import cli
-from go2_locomotion.deploy.sdk2.bench import standing_reading, standing_state
-from go2_locomotion.deploy.sdk2.figures import AUTOSTART_HOLD_S, AUTOSTART_SETTLE_S, DAMPING_KD
-from go2_locomotion.deploy.sdk2.messages import LowState_, RobotReading, lowstate
-from go2_locomotion.deploy.sdk2.remote import RemoteState, encode
-from go2_locomotion.deploy.sdk2.runner import Deployment, DeploySettings, Inbox, PreflightError, command_ranges
-from go2_locomotion.deploy.sim2sim.loop import Segment
 from go2_locomotion.errors import UsageError
+from go2_locomotion.robot.bundle import load_bundle
+from go2_locomotion.sdk2 import cli
+from go2_locomotion.sdk2.bench import standing_reading, standing_state
+from go2_locomotion.sdk2.figures import AUTOSTART_HOLD_S, AUTOSTART_SETTLE_S, DAMPING_KD
+from go2_locomotion.sdk2.messages import LowState_, RobotReading, lowstate
+from go2_locomotion.sdk2.remote import RemoteState, encode
+from go2_locomotion.sdk2.runner import Deployment, DeploySettings, Inbox, PreflightError, command_ranges
+from go2_locomotion.sim2sim.loop import Segment
 
 DT = 0.02
 
@@ -263,7 +263,7 @@ def test_the_first_message_says_what_the_robot_will_do(bundle, monkeypatch):
     text = d.intro()
     for part in ("loopback: the simulated Go2", "starts in damping (kp 0, kd 2", "stays limp until you press start"):
         assert part in text
-    monkeypatch.setattr("go2_locomotion.deploy.sdk2.runner.is_loopback", lambda name: False)
+    monkeypatch.setattr("go2_locomotion.sdk2.runner.is_loopback", lambda name: False)
     assert "A REAL ROBOT" in d.intro()
 
 
@@ -297,8 +297,8 @@ def test_command_ranges_come_from_the_bundle(tmp_path, capsys):
 
 
 def test_a_real_interface_needs_robot_and_the_simulator_refuses_it(monkeypatch):
-    monkeypatch.setattr("go2_locomotion.deploy.sdk2.dds.interfaces", lambda: ["lo", "enp3s0"])
-    monkeypatch.setattr("go2_locomotion.deploy.sdk2.dds.is_loopback", lambda name: name == "lo")
+    monkeypatch.setattr("go2_locomotion.sdk2.dds.interfaces", lambda: ["lo", "enp3s0"])
+    monkeypatch.setattr("go2_locomotion.sdk2.dds.is_loopback", lambda name: name == "lo")
     assert cli.check_interface("lo", loopback_only=True, robot=False) is True
     assert cli.check_interface("enp3s0", loopback_only=False, robot=True) is False
     with pytest.raises(UsageError, match="--network enp3s0 is not a loopback interface: commanding a real robot"):
@@ -311,8 +311,8 @@ def test_a_real_interface_needs_robot_and_the_simulator_refuses_it(monkeypatch):
 
 @pytest.mark.parametrize("flag", [["--autostart"], ["--commands", "walk:1:0.5,0,0"]], ids=["autostart", "commands"])
 def test_autostart_and_scripts_are_loopback_only(monkeypatch, capsys, flag):
-    monkeypatch.setattr("go2_locomotion.deploy.sdk2.dds.interfaces", lambda: ["lo", "enp3s0"])
-    monkeypatch.setattr("go2_locomotion.deploy.sdk2.dds.is_loopback", lambda name: name == "lo")
+    monkeypatch.setattr("go2_locomotion.sdk2.dds.interfaces", lambda: ["lo", "enp3s0"])
+    monkeypatch.setattr("go2_locomotion.sdk2.dds.is_loopback", lambda name: name == "lo")
     monkeypatch.setattr(cli, "check_cyclonedds", lambda robot: "0.10.2")
     assert cli.deploy_main(["--bundle", "pretrained", "--network", "enp3s0", "--robot", *flag]) == 2
     (line,) = capsys.readouterr().err.splitlines()
@@ -337,7 +337,7 @@ def test_a_robot_needs_the_go2s_cyclonedds_line(monkeypatch):
 
 
 def test_a_real_interface_without_robot_is_refused_in_one_line(tmp_path):
-    from go2_locomotion.deploy.sdk2.dds import interfaces, is_loopback
+    from go2_locomotion.sdk2.dds import interfaces, is_loopback
 
     real = [name for name in interfaces() if not is_loopback(name)]
     if not real:

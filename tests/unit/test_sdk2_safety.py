@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 from go2_locomotion import pretrained
-from go2_locomotion.deploy.bundle import SDK2_JOINT_ORDER, load_bundle
-from go2_locomotion.deploy.sdk2.bench import standing_reading
-from go2_locomotion.deploy.sdk2.messages import RobotReading
-from go2_locomotion.deploy.sdk2.safety import (
+from go2_locomotion.robot.bundle import SDK2_JOINT_ORDER, load_bundle
+from go2_locomotion.sdk2.bench import standing_reading
+from go2_locomotion.sdk2.messages import RobotReading
+from go2_locomotion.sdk2.safety import (
     JointLimits,
     Mode,
     Supervisor,

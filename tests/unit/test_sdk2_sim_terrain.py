@@ -19,11 +19,11 @@ import numpy as np
 import pytest
 
 from go2_locomotion import pretrained
-from go2_locomotion.deploy.bundle import load_bundle
-from go2_locomotion.deploy.sdk2.messages import command_arrays, lowcmd
-from go2_locomotion.deploy.sdk2.safety import JointLimits
-from go2_locomotion.deploy.sdk2.sim import SimulatedGo2
-from go2_locomotion.deploy.sim2sim.terrain import build_ground
+from go2_locomotion.robot.bundle import load_bundle
+from go2_locomotion.sdk2.messages import command_arrays, lowcmd
+from go2_locomotion.sdk2.safety import JointLimits
+from go2_locomotion.sdk2.sim import SimulatedGo2
+from go2_locomotion.sim2sim.terrain import build_ground
 
 # Go2-Rough's 10 cm stairs up, by hand: an 8 m tile with a 1 m border leaves the steps 3 m from the centre; 0.3 m
 # treads around a 3 m platform make (8 - 2 - 3) // (2 x 0.3) + 1 = 6 steps, so the centre box reaches 3 - 6 x 0.3 =

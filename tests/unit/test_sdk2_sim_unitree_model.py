@@ -13,10 +13,10 @@ import pytest
 
 from go2_locomotion import pretrained
 from go2_locomotion.assets import go2_description as go2
-from go2_locomotion.deploy.bundle import load_bundle
-from go2_locomotion.deploy.sdk2.messages import command_arrays, lowcmd
-from go2_locomotion.deploy.sdk2.safety import JointLimits
-from go2_locomotion.deploy.sdk2.sim import SimulatedGo2, check_model_file
+from go2_locomotion.robot.bundle import load_bundle
+from go2_locomotion.sdk2.messages import command_arrays, lowcmd
+from go2_locomotion.sdk2.safety import JointLimits
+from go2_locomotion.sdk2.sim import SimulatedGo2, check_model_file
 
 MESH_FOLDER = "meshes_not_here"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from go2_locomotion.deploy.sdk2 import timing
+from go2_locomotion.sdk2 import timing
 
 
 class FakeTime:

@@ -185,7 +185,7 @@ def test_a_tall_cell_is_the_stairs20_tile(stairs20):
 
 @pytest.mark.parametrize("height", [0.15, 0.18, 0.20])
 def test_mujoco_builds_the_tall_stairs_cells(height):
-    from go2_locomotion.deploy.sim2sim.terrain import build_cell
+    from go2_locomotion.sim2sim.terrain import build_cell
 
     up, down = build_cell(parse_cell(f"stairs_up:{height}")), build_cell(parse_cell(f"stairs_down:{height}"))
     for geometry, sign in ((up, -1.0), (down, 1.0)):

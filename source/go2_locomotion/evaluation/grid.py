@@ -92,7 +92,7 @@ def _scaled(fraction: float, limits: tuple[float, float]) -> float:
 
 def default_grid(ranges: Mapping[str, Sequence[float]]) -> list[GridCommand]:
     """The default grid for command ranges ``{"lin_vel_x": (lo, hi), "lin_vel_y": ..., "ang_vel_z": ...}`` (a command
-    config's ``ranges.to_dict()`` or a bundle's :meth:`~go2_locomotion.deploy.bundle.Bundle.command_ranges`; other
+    config's ``ranges.to_dict()`` or a bundle's :meth:`~go2_locomotion.robot.bundle.Bundle.command_ranges`; other
     keys are ignored): the commands of :data:`DEFAULT_FRACTIONS`, then ``stop`` (the full forward speed, told to
     stand at :data:`STOP_AFTER_S`)."""
     keys = ("lin_vel_x", "lin_vel_y", "ang_vel_z")

@@ -1,6 +1,6 @@
 """What a policy does on the command grid, from per-step robot states; the same for every simulator.
 
-A simulator adapter (Isaac Lab in :mod:`.isaaclab`, plain MuJoCo in :mod:`go2_locomotion.deploy.sim2sim`) calls
+A simulator adapter (Isaac Lab in :mod:`.isaaclab`, plain MuJoCo in :mod:`go2_locomotion.sim2sim`) calls
 :meth:`GridRecorder.record` once per policy step with numpy arrays over its robots; :meth:`GridRecorder.report`
 turns them into per-command figures and a whole-grid summary. Figures are measured after ``settle_s`` (the robot
 was just dropped and given its command) and only while a robot is up: a robot that fell stops counting, and is

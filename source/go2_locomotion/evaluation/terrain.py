@@ -3,7 +3,7 @@ terrain_cells`), and each cell's success is the terrain curriculum's own criteri
 tile away from the centre without falling.
 
 The same for every simulator: an adapter (Isaac Lab in :mod:`go2_locomotion.training.evaluate`, plain MuJoCo in
-:mod:`go2_locomotion.deploy.sim2sim.terrain_grid`) calls :meth:`TerrainRecorder.record` once per policy step with
+:mod:`go2_locomotion.sim2sim.terrain_grid`) calls :meth:`TerrainRecorder.record` once per policy step with
 numpy arrays over its robots; :meth:`TerrainRecorder.report` gives per-cell figures. The report is
 ``evaluation.json`` with the cells under ``terrain`` (:mod:`.terrain_report`). Numpy only: a cell is anything with
 ``describe()`` (a :class:`~go2_locomotion.tasks.terrain_cells.TerrainCell`).

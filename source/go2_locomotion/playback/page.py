@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import contextlib
 
-from .steering import AXES, UNITS, Steering
+from ..robot.steering import AXES, UNITS, Steering
 
 ALL_ROBOTS = "all"
 READOUT_EVERY = 25

@@ -7,7 +7,7 @@ task), and the viewer choice (:func:`~go2_locomotion.playback.viewer.plan_viewer
 or anything is written.
 
 Watching: ``--viz viser`` (a web page, kitless, CPU), ``--viz newton_gl`` (a window), ``--viz kit`` (Isaac Sim).
-Steering: the terminal keys of :mod:`go2_locomotion.playback.steering` with any viewer, and the "Go2 command"
+Steering: the terminal keys of :mod:`go2_locomotion.robot.steering` with any viewer, and the "Go2 command"
 panel on the viser page; commands go through the task's command term. ``--record FILE.viser`` records the whole
 playback for the browser (``scripts/view_recording.py``); ``--video`` writes an MP4 from an off-screen Newton
 viewer. Playback whose viewer failed ends with exit code 1 and says why.
@@ -18,7 +18,7 @@ Exports the deploy bundle, in ``<run>/exported/`` (``logs/pretrained/<policy>/ex
 - ``policy.pt``: TorchScript, ``forward(obs [B, O]) -> actions [B, 12]``;
 - ``policy.onnx``: ONNX opset 18, input ``obs`` ``[1, O]`` float32, output ``actions`` ``[1, 12]``;
 - ``deploy.yaml``: rates, joint order and its Unitree SDK2 map, gains, scales, observation layout, command ranges
-  and the ONNX hash (:mod:`go2_locomotion.deploy`).
+  and the ONNX hash (:mod:`go2_locomotion.robot`).
 
 Both contain the observation normaliser when the agent uses one, and output the action mean (no sampling).
 """
@@ -34,12 +34,12 @@ from collections.abc import Callable
 
 from ..compat import private_api
 from ..errors import UsageError, exit_on_usage_error
+from ..robot.steering import Steering, TerminalKeys
 from ..training.cli import make_parser, parse_args
 from ..training.session import export_all, loaded_policy
 from . import viewer as viewers
 from .page import CommandPanel
 from .recording import summarize
-from .steering import Steering, TerminalKeys
 
 # Imported inside functions: Isaac Lab and torch (heavy; under Isaac Sim they follow Kit's start, the launch).
 

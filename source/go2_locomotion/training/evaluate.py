@@ -26,7 +26,6 @@ from pathlib import Path
 import numpy as np
 
 from .. import pretrained
-from ..deploy.manifest import actuator_figures
 from ..envs import physics_record
 from ..errors import UsageError, check_writable, exit_on_usage_error
 from ..evaluation import report as reports
@@ -34,6 +33,7 @@ from ..evaluation import terrain as terrain_eval
 from ..evaluation import terrain_report
 from ..evaluation.grid import GridCommand, check_timing, commands_at, default_grid, parse_grid, switches_at
 from ..evaluation.metrics import FEET, GridRecorder, StepState, rank_key
+from ..export.manifest import actuator_figures
 from ..tasks.terrain_cells import cells_generator, parse_cells
 from ..tasks.velocity_env_cfg import VELOCITY_COMMAND
 from ..versions import package_versions

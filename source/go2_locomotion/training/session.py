@@ -162,7 +162,7 @@ def export_all(session: PolicySession, export_dir: Path) -> dict[str, Path]:
     Raises:
         UsageError: The environment uses a term the deploy manifest cannot describe.
     """
-    from go2_locomotion.deploy.manifest import ExportError, export_bundle
+    from go2_locomotion.export.manifest import ExportError, export_bundle
 
     try:
         files = export_bundle(

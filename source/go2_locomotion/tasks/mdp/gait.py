@@ -2,7 +2,7 @@
 and for standing still when told to.
 
 The clock is the episode's policy-step count modulo the steps of one gait cycle, so a robot recomputes it exactly
-from the number of policy steps since it started (the reference controller does, :mod:`go2_locomotion.deploy`).
+from the number of policy steps since it started (the reference controller does, :mod:`go2_locomotion.robot`).
 The stand rule: while the velocity command's norm is at most ``standing_command``, the clock reads ``[0, 0]`` (a
 point off the unit circle, so "stand" is never mistaken for a phase) and the rewards ask for four feet down and the
 standing pose instead of a step.

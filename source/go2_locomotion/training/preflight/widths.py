@@ -3,7 +3,7 @@ vocabulary sizes them and Isaac Lab's ray pattern functions count their rays."""
 
 from __future__ import annotations
 
-from ...deploy.observations import OBSERVATION_TERMS
+from ...robot.observations import OBSERVATION_TERMS
 
 # Imported inside functions: the deploy manifest (it imports the task configs: Isaac Lab, heavy).
 
@@ -11,14 +11,14 @@ from ...deploy.observations import OBSERVATION_TERMS
 def config_observation_term_widths(env_cfg) -> dict[str, dict[str, int | None]]:
     """Width of each observation term, per group, from the config alone (no simulator): the width the observation
     vocabulary gives the term's function (recognised by identity,
-    :func:`~go2_locomotion.deploy.manifest.observation_format_name`; widths from
-    :data:`~go2_locomotion.deploy.observations.OBSERVATION_TERMS`), and for a term of one value per ray the number of
+    :func:`~go2_locomotion.export.manifest.observation_format_name`; widths from
+    :data:`~go2_locomotion.robot.observations.OBSERVATION_TERMS`), and for a term of one value per ray the number of
     rays Isaac Lab's own pattern function casts for its sensor's pattern.
 
     A term whose function the deploy side does not know gets ``None``; ``tests/sim/test_tasks_sim.py`` compares
     these widths with the ones the live observation manager reports.
     """
-    from ...deploy.manifest import observation_format_name  # Isaac Lab task configs: heavy
+    from ...export.manifest import observation_format_name  # Isaac Lab task configs: heavy
 
     widths: dict[str, dict[str, int | None]] = {}
     for group_name, group in vars(env_cfg.observations).items():

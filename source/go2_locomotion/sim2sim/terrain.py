@@ -42,7 +42,7 @@ import mujoco
 import numpy as np
 
 if TYPE_CHECKING:  # the task configs import Isaac Lab; the flat sim-to-sim path does without
-    from ...tasks.terrain_cells import TerrainCell
+    from ..tasks.terrain_cells import TerrainCell
 
 BOX_DEPTH = 0.5
 """How far below the terrain's lowest vertex every box reaches [m] (only the tops are seen or touched)."""
@@ -293,7 +293,7 @@ def build_cell(cell: TerrainCell, seed: int | None = None) -> TerrainGeometry:
     from isaaclab.terrains import TerrainGenerator
     from isaaclab.terrains.height_field import HfTerrainBaseCfg
 
-    from ...tasks.terrain_cells import TERRAIN_SEED, cells_generator
+    from ..tasks.terrain_cells import TERRAIN_SEED, cells_generator
 
     cfg = cells_generator([cell], seed=TERRAIN_SEED if seed is None else seed)
     generator = TerrainGenerator(cfg, device="cpu")
@@ -332,7 +332,7 @@ def build_ground(text: str) -> TerrainGeometry | None:
             "scripts/sim2sim.py --terrain"
         )
     # the task configs import Isaac Lab (heavy): only a terrain cell needs them
-    from ...tasks.terrain_cells import parse_cell
+    from ..tasks.terrain_cells import parse_cell
 
     try:
         cell = parse_cell(text.strip())

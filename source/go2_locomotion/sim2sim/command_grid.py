@@ -15,13 +15,13 @@ from __future__ import annotations
 import mujoco
 import numpy as np
 
-from ... import pretrained
-from ...evaluation import report as reports
-from ...evaluation.grid import GridCommand, commands_at, default_grid
-from ...evaluation.metrics import GridRecorder, StepState
-from ...versions import package_versions
-from ..bundle import Bundle, load_bundle
-from ..controller import ReferenceController, projected_gravity_from_quat
+from .. import pretrained
+from ..evaluation import report as reports
+from ..evaluation.grid import GridCommand, commands_at, default_grid
+from ..evaluation.metrics import GridRecorder, StepState
+from ..robot.bundle import Bundle, load_bundle
+from ..robot.controller import ReferenceController, projected_gravity_from_quat
+from ..versions import package_versions
 from .plant import Go2Plant, mujoco_settings
 
 

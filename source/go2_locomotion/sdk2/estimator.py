@@ -19,9 +19,9 @@ import math
 import mujoco
 import numpy as np
 
-from ...assets import go2_description as go2
-from ..bundle import SDK2_JOINT_ORDER
-from ..controller import projected_gravity_from_quat
+from ..assets import go2_description as go2
+from ..robot.bundle import SDK2_JOINT_ORDER
+from ..robot.controller import projected_gravity_from_quat
 from .figures import (
     CONTACT_FORCE_FRACTION,
     CONTACT_HEIGHT_BAND,

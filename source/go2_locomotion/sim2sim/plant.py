@@ -18,9 +18,9 @@ from pathlib import Path
 import mujoco
 import numpy as np
 
-from ...assets import go2_description as go2
-from ..bundle import SDK2_JOINT_ORDER, Bundle
-from ..controller import RobotState, projected_gravity_from_quat
+from ..assets import go2_description as go2
+from ..robot.bundle import SDK2_JOINT_ORDER, Bundle
+from ..robot.controller import RobotState, projected_gravity_from_quat
 from .height_scan import HeightSource, MujocoHeightScan, ScanPattern
 from .terrain import TerrainGeometry
 

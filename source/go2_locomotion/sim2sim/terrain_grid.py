@@ -47,10 +47,10 @@ from collections.abc import Callable
 import mujoco
 import numpy as np
 
-from ...evaluation import terrain as terrain_eval
-from ...evaluation import terrain_report
-from ..bundle import Bundle, load_bundle
-from ..controller import ReferenceController
+from ..evaluation import terrain as terrain_eval
+from ..evaluation import terrain_report
+from ..robot.bundle import Bundle, load_bundle
+from ..robot.controller import ReferenceController
 from .command_grid import bundle_source, physics_settings
 from .plant import Go2Plant
 from .terrain import TerrainGeometry, build_cell
@@ -85,7 +85,7 @@ def start_plants(bundle: Bundle, geometry: TerrainGeometry, robots: int, substep
 
 def success_distance(cells) -> float:
     """Half a tile [m], from the cells' generator config (the task's), as Isaac Lab's evaluation reads it."""
-    from ...tasks.terrain_cells import cells_generator  # the task configs: Isaac Lab (heavy)
+    from ..tasks.terrain_cells import cells_generator  # the task configs: Isaac Lab (heavy)
 
     return float(cells_generator(cells).size[0]) / 2
 
@@ -93,7 +93,7 @@ def success_distance(cells) -> float:
 def fall_force() -> float:
     """The trunk-contact force above which the task's episode ends [N] (its ``base_contact`` termination's
     threshold), the fall criterion of Isaac Lab's terrain evaluation."""
-    from ...tasks.velocity_env_cfg import TerminationsCfg  # the task configs: Isaac Lab (heavy)
+    from ..tasks.velocity_env_cfg import TerminationsCfg  # the task configs: Isaac Lab (heavy)
 
     return float(TerminationsCfg().base_contact.params["threshold"])
 

@@ -10,9 +10,9 @@ import argparse
 import importlib.metadata
 from pathlib import Path
 
-from ... import pretrained
-from ...errors import UsageError, exit_on_usage_error, prepare_output_file
-from ..bundle import BundleError, load_bundle
+from .. import pretrained
+from ..errors import UsageError, exit_on_usage_error, prepare_output_file
+from ..robot.bundle import BundleError, load_bundle
 from ..sim2sim.loop import parse_segments
 from .figures import MIN_RAMP_S, RAMP_S, ROBOT_DDS_LINE, ROBOT_DOMAIN_ID, TOPIC_LOWSTATE
 

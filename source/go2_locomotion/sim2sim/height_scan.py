@@ -14,7 +14,7 @@
   found (Isaac Lab's ray caster returns an infinite hit; the observation's clip makes it -1);
 - units: metres; position in the world (or map) frame [m], orientation ``(w, x, y, z)``.
 
-:class:`~go2_locomotion.deploy.controller.ReferenceController` takes these values as ``RobotState.height_scan``
+:class:`~go2_locomotion.robot.controller.ReferenceController` takes these values as ``RobotState.height_scan``
 and builds the observation as Isaac Lab's ``height_scan`` term does: ``value + sensor_offset_z - offset``
 (``sensor_offset_z`` is 0 for the Go2 tasks: the sensor frame is the trunk), then the term's clip and scale. A
 robot's own elevation map plugs in by implementing ``heights`` on its map.

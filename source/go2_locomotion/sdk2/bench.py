@@ -1,7 +1,7 @@
 """The SDK2 test bench: the simulated Go2 and the deploy controller as real processes on the loopback interface,
 their records read back, a fake robot and a spy for the tests, and the figures ``docs/deploy_sdk2.md`` quotes.
 
-    python -m go2_locomotion.deploy.sdk2.bench --seconds 60 --out logs/sdk2_bench   # the measurement
+    python -m go2_locomotion.sdk2.bench --seconds 60 --out logs/sdk2_bench   # the measurement
 
 Each process runs in a session of its own (``start_new_session``): the kernel then schedules it as its own group,
 so one process's start-up burst does not stall the other's real-time loop, and the whole group can be killed.
@@ -35,7 +35,7 @@ from .dds import Bus
 from .figures import TOPIC_LOWCMD, TOPIC_LOWSTATE
 from .messages import LowCmd_, LowState_, MotorCommand, RobotReading, command_arrays, lowstate, reading
 
-SCRIPTS = Path(__file__).parents[4] / "scripts"
+SCRIPTS = Path(__file__).parents[3] / "scripts"
 """The repository's ``scripts/`` folder (the bench runs the scripts as a user does)."""
 
 MEASURE_SEGMENTS = tuple(
@@ -395,8 +395,8 @@ def measure(out: Path, seconds: float, nice: int) -> dict:
     """Run the simulated Go2 and the pretrained policy over DDS for ``seconds`` of walking; returns and writes
     ``bench.json``: added latency, the controller's timing, the simulator's lag, velocity per segment next to
     in-process sim-to-sim's."""
-    from ... import pretrained
-    from ..bundle import load_bundle
+    from .. import pretrained
+    from ..robot.bundle import load_bundle
     from ..sim2sim.loop import run as sim2sim_run
 
     segments, total = [], 0.0
@@ -475,15 +475,15 @@ MEASURE_ATTEMPTS = 3
 
 def bench_stale_s() -> float:
     """The pretrained policy's stale bound [s]."""
-    from ... import pretrained
-    from ..bundle import read_manifest
+    from .. import pretrained
+    from ..robot.bundle import read_manifest
     from .figures import STALE_POLICY_PERIODS
 
     return STALE_POLICY_PERIODS * float(read_manifest(pretrained.bundle() / "deploy.yaml")["timing"]["policy_dt"])
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m go2_locomotion.deploy.sdk2.bench``: the timing and tracking measurement."""
+    """``python -m go2_locomotion.sdk2.bench``: the timing and tracking measurement."""
     parser = argparse.ArgumentParser(description="Measure the DDS deploy path on the simulated Go2 (loopback).")
     parser.add_argument("--seconds", type=float, default=60.0, help="Seconds of scripted walking (at most 60).")
     parser.add_argument("--out", type=Path, default=Path("logs/sdk2_bench"), help="Folder for records and bench.json.")

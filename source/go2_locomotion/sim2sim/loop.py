@@ -1,5 +1,5 @@
 """The scripted run of the sim-to-sim check: a command sequence (:class:`Segment`), the policy at the manifest's
-policy rate through :class:`~go2_locomotion.deploy.controller.ReferenceController` (the robot side of the bundle
+policy rate through :class:`~go2_locomotion.robot.controller.ReferenceController` (the robot side of the bundle
 exercised exactly as deployed), the MuJoCo plant at the physics rate on a floor or a terrain cell, and the time
 series the report is made of."""
 
@@ -12,9 +12,9 @@ from pathlib import Path
 import mujoco
 import numpy as np
 
-from ... import pretrained
-from ..bundle import Bundle, load_bundle
-from ..controller import ReferenceController
+from .. import pretrained
+from ..robot.bundle import Bundle, load_bundle
+from ..robot.controller import ReferenceController
 from .gif import GifRecorder
 from .plant import Go2Plant
 from .report import SETTLE_S, segment_report

@@ -17,8 +17,8 @@ from enum import Enum
 
 import numpy as np
 
-from ..bundle import SDK2_JOINT_ORDER, Bundle
-from ..controller import projected_gravity_from_quat
+from ..robot.bundle import SDK2_JOINT_ORDER, Bundle
+from ..robot.controller import projected_gravity_from_quat
 from .figures import (
     JOINT_LIMIT_MARGIN,
     MAX_BASE_ANG_VEL,

@@ -42,7 +42,7 @@ class RobotState:
     height_scan: np.ndarray | None = None
     """``[P]`` height of the trunk origin above the ground at each scan point [m] (the controller adds the term's
     ``sensor_offset_z``, 0 for the Go2 tasks); needed by rough-terrain policies. Any
-    :class:`~go2_locomotion.deploy.sim2sim.height_scan.HeightSource` gives it (frame, order and sign there)."""
+    :class:`~go2_locomotion.sim2sim.height_scan.HeightSource` gives it (frame, order and sign there)."""
     last_action: np.ndarray | None = None
     """``[12]`` previous raw action; ``None`` uses the controller's own previous output."""
     steps_since_start: int | None = None

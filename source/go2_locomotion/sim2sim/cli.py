@@ -8,13 +8,13 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ... import catalog, pretrained
-from ...errors import USAGE_EXIT_CODE, UsageError, check_writable, exit_on_usage_error, prepare_output_file
-from ...evaluation import report as reports
-from ...evaluation import terrain as terrain_eval
-from ...evaluation import terrain_report
-from ...evaluation.grid import check_timing, parse_grid
-from ..bundle import BundleError, load_bundle
+from .. import catalog, pretrained
+from ..errors import USAGE_EXIT_CODE, UsageError, check_writable, exit_on_usage_error, prepare_output_file
+from ..evaluation import report as reports
+from ..evaluation import terrain as terrain_eval
+from ..evaluation import terrain_report
+from ..evaluation.grid import check_timing, parse_grid
+from ..robot.bundle import BundleError, load_bundle
 from . import command_grid, terrain_grid
 from .gif import VideoUnavailable
 from .loop import DEFAULT_SEGMENTS, TERRAIN_SEGMENTS, parse_segments, run
@@ -158,7 +158,7 @@ def _check_arguments(args) -> int:
         raise UsageError("--terrain and --grid exclude each other: the command grid runs on the floor")
     args.cells, args.terrain_grid = None, False
     if args.terrain is not None:
-        from ...tasks.terrain_cells import parse_cells  # the task configs: Isaac Lab (heavy), only for a terrain
+        from ..tasks.terrain_cells import parse_cells  # the task configs: Isaac Lab (heavy), only for a terrain
 
         try:
             args.cells = parse_cells(args.terrain)

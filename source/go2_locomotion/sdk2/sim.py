@@ -1,7 +1,7 @@
 """A simulated Go2 that speaks the robot's DDS topics: it reads ``rt/lowcmd`` and publishes ``rt/lowstate``, in real
 time, as the test bench for the deploy controller and the first thing a user tries.
 
-The robot is sim-to-sim's MuJoCo Go2 (:class:`~go2_locomotion.deploy.sim2sim.Go2Plant`: this package's description
+The robot is sim-to-sim's MuJoCo Go2 (:class:`~go2_locomotion.sim2sim.Go2Plant`: this package's description
 or a model file named as it, the bundle's recorded friction, integrator, cone and substeps). Every physics step of
 the training simulator (``sim_dt``, 5 ms for the Go2 tasks: 200 Hz) the motors apply the SDK2 PD law ``kp (q* - q) +
 kd (dq* - dq) + tau`` of the newest valid LowCmd within the bundle's DC-motor limits, the torque held over the
@@ -20,7 +20,7 @@ motors give no torque; without new commands the last one keeps acting (a control
 robot on its last targets: that is why the controller sends damping on every way out).
 
 The ground is a floor plane or one of Go2-Rough's terrain cells (``--terrain stairs_up:0.10``:
-:func:`~go2_locomotion.deploy.sim2sim.terrain.build_ground`, the cells of ``scripts/sim2sim.py``). The robot starts
+:func:`~go2_locomotion.sim2sim.terrain.build_ground`, the cells of ``scripts/sim2sim.py``). The robot starts
 where sim-to-sim's terrain grid starts its first robot: at the cell's origin (the tile's centre), feet on the
 ground, facing +x (yaw 0), straight at the side of the tile it walks out through (up the steps of ``stairs_up``).
 
@@ -42,8 +42,8 @@ from pathlib import Path
 import mujoco
 import numpy as np
 
-from ...assets import go2_description as go2
-from ..bundle import SDK2_JOINT_ORDER, Bundle
+from ..assets import go2_description as go2
+from ..robot.bundle import SDK2_JOINT_ORDER, Bundle
 from ..sim2sim.gif import GifRecorder
 from ..sim2sim.plant import Go2Plant, dc_motor_clip, foot_geoms, load_model_file, trunk_body
 from ..sim2sim.terrain import TerrainGeometry
@@ -133,7 +133,7 @@ def check_model_file(path: Path) -> tuple[str, ...]:
     """Refuse an MJCF file the simulated Go2 cannot run: unreadable, a colliding geom's mesh missing, or without the
     description's names (the SDK2 joints, the feet whose contact forces LowState reports, each with a contact
     sphere) and a trunk on a free joint, the first joint (any name: Unitree's ``go2.xml`` calls it ``base_link``).
-    Returns what loading changed, one line each (:func:`~go2_locomotion.deploy.sim2sim.plant.load_model_file`:
+    Returns what loading changed, one line each (:func:`~go2_locomotion.sim2sim.plant.load_model_file`:
     missing visual meshes dropped).
 
     Raises:
@@ -216,7 +216,7 @@ class SimulatedGo2:
         bundle: Whose physics record (friction, integrator, cone, substeps) and motor limits the robot uses.
         substeps: MuJoCo steps per ``sim_dt``; ``None``: the bundle's.
         model_file: An MJCF Go2 (:func:`check_model_file`) instead of the package's description, or ``None``.
-        terrain: The ground (:func:`~go2_locomotion.deploy.sim2sim.terrain.build_ground`); ``None``: a floor plane.
+        terrain: The ground (:func:`~go2_locomotion.sim2sim.terrain.build_ground`); ``None``: a floor plane.
             The robot starts at its origin facing +x.
         remote: Scripted remote events.
         log: Where the record goes (JSON lines), or ``None``.
@@ -268,7 +268,7 @@ class SimulatedGo2:
     # -- sensors -----------------------------------------------------------------------------------------------------
     def foot_forces(self) -> np.ndarray:
         """``[4]`` vertical force on each foot's contact sphere (FR, FL, RR, RL) [N], never below 0
-        (:meth:`~go2_locomotion.deploy.sim2sim.plant.Go2Plant.foot_forces`)."""
+        (:meth:`~go2_locomotion.sim2sim.plant.Go2Plant.foot_forces`)."""
         return np.maximum(self.plant.foot_forces()[self._feet], 0.0)
 
     def accelerometer(self) -> np.ndarray:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ...plotting import figure
+from ..plotting import figure
 
 
 def plot(report: dict, path: Path) -> None:

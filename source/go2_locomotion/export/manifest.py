@@ -30,11 +30,7 @@ from isaaclab.actuators import ActuatorBase
 
 from ..compat import private_api
 from ..envs import physics_record
-from ..tasks import mdp
-from ..tasks.mdp.history import history_frames
-from ..tasks.mdp.terms import term_is
-from ..versions import package_versions
-from .bundle import (
+from ..robot.bundle import (
     FORMAT,
     MANIFEST_FILE,
     NUM_JOINTS,
@@ -43,7 +39,11 @@ from .bundle import (
     load_bundle,
     sha256_file,
 )
-from .observations import OBSERVATION_TERMS, SCANNER, ObservationTerm
+from ..robot.observations import OBSERVATION_TERMS, SCANNER, ObservationTerm
+from ..tasks import mdp
+from ..tasks.mdp.history import history_frames
+from ..tasks.mdp.terms import term_is
+from ..versions import package_versions
 
 ONNX_OPSET = 18
 """Opset RSL-RL 5.5's exporter writes."""

@@ -1,7 +1,7 @@
 """Make a trained checkpoint the shipped pretrained policy of its task (a maintainer's command, run from the
 repository root):
 
-    python -m go2_locomotion.pretrained.ship --task Go2-Flat --checkpoint logs/rsl_rl/go2_flat/<run>/model_<it>.pt
+    python -m go2_locomotion.training.ship --task Go2-Flat --checkpoint logs/rsl_rl/go2_flat/<run>/model_<it>.pt
 
 Copies the checkpoint into the task's pretrained folder (replacing the previous one), writes ``provenance.json``
 (the run's command line as recorded by Isaac Lab's run manifest and the resolved configs, seed, commit, wall-clock
@@ -23,8 +23,8 @@ import torch
 
 from ..catalog import TRAINING_TASKS
 from ..errors import STALLED_EXIT_CODE
-from ..training import curves, run_params, warm_start
-from . import FOLDERS, KEYWORD, POLICIES
+from ..pretrained import FOLDER, FOLDERS, KEYWORD, POLICIES
+from . import curves, run_params, warm_start
 
 SCRIPTS = Path("scripts")
 """The user-facing scripts, relative to the repository root."""
@@ -123,8 +123,8 @@ def _embedded_record(run: Path) -> dict | None:
         return None
     record = {"kind": "embedded", **json.loads(path.read_text())}
     source = POLICIES.get(record["source_task"])
-    if source is not None and (Path(__file__).parent / source / "provenance.json").is_file():
-        shipped = _shipped_record(Path(__file__).parent / source)
+    if source is not None and (FOLDER / source / "provenance.json").is_file():
+        shipped = _shipped_record(FOLDER / source)
         if shipped["sha256"] == record["sha256"]:
             record["checkpoint"] = f"pretrained {record['source_task']} ({shipped['checkpoint']})"
             record["provenance"] = shipped["provenance"]
@@ -169,7 +169,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     source = args.checkpoint.absolute()
-    target = Path(__file__).parent / FOLDERS[args.task]
+    target = FOLDER / FOLDERS[args.task]
     target.mkdir(parents=True, exist_ok=True)
     warm_start = {"kind": "resumed", **_shipped_record(target)} if args.warm_start else _embedded_record(source.parent)
     for old in target.glob("model_*.pt"):

@@ -20,9 +20,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ...playback.steering import AXES, KEYS, STEP, UNITS, TerminalKeys
-from ..bundle import NUM_JOINTS, Bundle
-from ..controller import ReferenceController, RobotState
+from ..robot.bundle import NUM_JOINTS, Bundle
+from ..robot.controller import ReferenceController, RobotState
+from ..robot.steering import AXES, KEYS, STEP, UNITS, TerminalKeys
 from ..sim2sim.loop import Segment
 from .dds import Bus, is_loopback
 from .estimator import VelocityEstimator
