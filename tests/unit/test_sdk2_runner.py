@@ -365,3 +365,17 @@ def test_a_bundle_that_needs_a_height_scan_is_refused(tmp_path, capsys):
     assert cli.deploy_main(["--bundle", str(bundle), "--network", "lo"]) == 2
     (line,) = capsys.readouterr().err.splitlines()
     assert line.startswith(f"error: --bundle {bundle}: its policy observes a height scan (Go2-Flat)")
+
+
+def test_task_picks_the_shipped_policy_and_must_match_a_folder(tmp_path, capsys):
+    assert cli.deploy_main(["--bundle", "pretrained", "--task", "Go2-Rough", "--network", "lo"]) == 2
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line.startswith("error: --bundle pretrained: its policy observes a height scan (Go2-Rough)")
+    assert line.endswith("accepted: a blind policy (Go2-Flat's, Go2-Rough-Blind's)")
+    flat = edited_pretrained(tmp_path, lambda manifest: None)  # a Go2-Flat bundle folder
+    assert cli.sim_main(["--bundle", str(flat), "--task", "Go2-Rough-Blind", "--duration", "1"]) == 2
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line == (
+        f"error: --task Go2-Rough-Blind: the bundle {flat} is a Go2-Flat bundle (its deploy.yaml); --task chooses "
+        "the shipped policy of --bundle pretrained"
+    )

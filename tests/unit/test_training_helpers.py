@@ -299,3 +299,17 @@ def test_run_params_read_isaac_lab_dumps_without_running_anything(tmp_path):
     with pytest.raises(ConstructorError):
         run_params.load_text(hostile)
     assert not marker.exists()
+
+
+def test_a_run_records_the_commit_it_started_from(monkeypatch, tmp_path):
+    from go2_locomotion.training import summary
+    from go2_locomotion.training.preflight import RolloutGeometry
+
+    monkeypatch.setattr(summary, "package_commit", lambda: "abc123")
+    geometry = RolloutGeometry(
+        num_envs=4, steps_per_env=24, mini_batches=4, epochs=5, observation_widths={"policy": 3}, action_width=12
+    )
+    recorder = summary.RunRecorder(task="Go2-Flat", log_dir=tmp_path, geometry=geometry, device="cpu")
+    monkeypatch.setattr(summary, "package_commit", lambda: "def456")  # a commit made while the run went on
+    assert recorder.attempt("completed")["package_commit"] == "abc123"
+    assert recorder.summary("completed")["package_commit"] == "abc123"

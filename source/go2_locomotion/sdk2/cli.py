@@ -20,18 +20,34 @@ MAX_DOMAIN_ID = 232
 """Highest DDS domain id CycloneDDS's default port mapping allows."""
 
 
-def _bundle(value: str):
-    """``--bundle``: a folder or ``pretrained``, loaded and checked."""
+def _bundle(value: str, task: str | None = None):
+    """``--bundle``: a folder or ``pretrained`` (the shipped policy of ``task``, default Go2-Flat), loaded and
+    checked; a ``--task`` that is not a folder's own task is refused."""
     path = value
     if value == pretrained.KEYWORD:
         try:
-            path = pretrained.bundle()
+            path = pretrained.bundle(*([task] if task else []))
         except pretrained.NoPretrainedPolicy as error:
             raise UsageError(f"--bundle pretrained: {error}") from None
     try:
-        return load_bundle(path)
+        bundle = load_bundle(path)
     except (FileNotFoundError, BundleError) as error:
         raise UsageError(f"--bundle {value}: {error}") from None
+    if task is not None and bundle.field("task") != task:
+        raise UsageError(
+            f"--task {task}: the bundle {value} is a {bundle.field('task')} bundle (its deploy.yaml); --task chooses "
+            "the shipped policy of --bundle pretrained"
+        )
+    return bundle
+
+
+def _add_task(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--task",
+        default=None,
+        choices=sorted(pretrained.POLICIES),
+        help="With --bundle pretrained: whose shipped policy (default Go2-Flat).",
+    )
 
 
 def check_interface(value: str, *, loopback_only: bool, robot: bool) -> bool:
@@ -87,6 +103,7 @@ def deploy_main(argv: list[str] | None = None) -> int:
         "zeroes the command, again: damping; Ctrl-C: damping and exit."
     )
     parser.add_argument("--bundle", required=True, help="Folder with deploy.yaml and policy.onnx, or 'pretrained'.")
+    _add_task(parser)
     parser.add_argument(
         "--network", required=True, help="Network interface to the robot (e.g. enp3s0), or lo for scripts/sim_go2.py."
     )
@@ -134,12 +151,12 @@ def deploy_main(argv: list[str] | None = None) -> int:
                 segments = parse_segments(args.commands)
             except ValueError as error:
                 raise UsageError(str(error)) from None
-        bundle = _bundle(args.bundle)
+        bundle = _bundle(args.bundle, args.task)
         if any(term["function"] == "height_scan" for term in bundle.field("observation.terms")):
             raise UsageError(
                 f"--bundle {args.bundle}: its policy observes a height scan ({bundle.field('task')}), and the SDK2 "
                 "controller has no height source on the robot (README: a rough policy needs an elevation map); "
-                "accepted: a blind policy such as Go2-Flat's"
+                "accepted: a blind policy (Go2-Flat's, Go2-Rough-Blind's)"
             )
         log = prepare_output_file(args.log, "--log") if args.log is not None else None
         settings = DeploySettings(
@@ -175,6 +192,7 @@ def sim_main(argv: list[str] | None = None) -> int:
         help="Bundle whose physics record (friction, integrator, substeps) and motor limits the robot takes "
         "(default: pretrained). The policy is not run here.",
     )
+    _add_task(parser)
     parser.add_argument(
         "--model",
         type=Path,
@@ -223,7 +241,7 @@ def sim_main(argv: list[str] | None = None) -> int:
             notes = check_model_file(args.model) if args.model is not None else ()
         except ValueError as error:
             raise UsageError(str(error)) from None
-        bundle = _bundle(args.bundle)
+        bundle = _bundle(args.bundle, args.task)
         for flag, path in (("--log", args.log), ("--video", args.video)):
             if path is not None:
                 prepare_output_file(path, flag)

@@ -59,6 +59,8 @@ class RunRecorder:
     physics: dict | None = None
     """:func:`go2_locomotion.envs.physics_record` of the environment that ran."""
     start_time: float = field(default_factory=time.time)
+    commit: str | None = field(default_factory=lambda: package_commit())
+    """The checkout's commit when the attempt started: the code that runs (a commit made during a long run is not)."""
     collection_times: list[float] = field(default_factory=list)
     learning_times: list[float] = field(default_factory=list)
     first_iteration: int | None = None
@@ -86,7 +88,7 @@ class RunRecorder:
             "started": time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(self.start_time)),
             "exit_status": status,
             "command": command_line(),
-            "package_commit": package_commit(),
+            "package_commit": self.commit,
             "world_size": self.geometry.world_size,
             "first_iteration": self.first_iteration,
             "last_iteration": self.last_iteration,
@@ -104,7 +106,7 @@ class RunRecorder:
         return {
             "task": self.task,
             "exit_status": status,
-            "package_commit": package_commit(),
+            "package_commit": self.commit,
             "versions": package_versions("go2_locomotion", "isaaclab", "rsl-rl-lib", "torch"),
             "device": self.device,
             "physics": self.physics,
