@@ -1,24 +1,10 @@
-"""The Go2 USD asset Isaac Lab spawns: shipped with the package, or built from the description and cached.
+"""The Go2 USD asset Isaac Lab spawns: shipped, or converted from the description and cached. An asset's name
+hashes everything it is built from, so a stale one is never used; configs name it by :data:`OFFLINE_USD`, which
+:func:`resolve_usd_path` resolves when the robot is spawned.
 
-The MJCF from :mod:`go2_description` is converted with ``mujoco-usd-converter`` (MJCF -> USD on the CPU, no
-network). The converter nests each body inside its parent, as MuJoCo does; Isaac Lab addresses rigid bodies as
-direct children of the robot prim (``{ENV_REGEX_NS}/Robot/base``, ``.../Robot/FL_foot``), so the bodies are
-lifted to the top of the asset with their transforms relative to it kept and every relationship re-targeted.
+``python -m go2_locomotion.assets.go2_usd`` builds it; ``--ship`` writes it into the package.
 
-Every asset is named ``go2-<key>.usda``, the key hashing everything it is built from (the MJCF text, the pinned
-converter version, the flattening version), so a stale asset is never used. The package ships the asset of its
-own description (``assets/data/go2-<key>.usda``; a test rebuilds it and compares bytes), so spawning the
-shipped Go2 needs neither the converter nor pip's USD, which matters inside Isaac Sim, whose Kit brings its own
-USD. A description changed locally is built on first use into :func:`cache_dir`; next to a cached file a
-``.sha256`` file records the finished file's digest, and a cached file whose digest is missing or differs
-(deleted, half-written, edited) is rebuilt, never loaded.
-
-Configs do not hold a path: they name the asset by :data:`OFFLINE_USD`, and the spawner resolves it with
-:func:`resolve_usd_path` when the robot is spawned, so the cache folder in force *then* is the one used, whatever
-``GO2_LOCOMOTION_CACHE_DIR`` said when the configs were imported (a job script or notebook that sets it late).
-
-``python -m go2_locomotion.assets.go2_usd`` builds the asset (outside Kit) and prints its path; ``--ship``
-writes it into the package's data folder, after the description changed.
+Why: docs/design.md, *The offline Go2*.
 """
 
 from __future__ import annotations

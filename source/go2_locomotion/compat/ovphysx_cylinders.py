@@ -1,21 +1,9 @@
-"""Workaround: on the CPU, an OvPhysX step can hang forever when a Go2 cylinder collider meets the rough terrain.
+"""Workaround: on the CPU, an OvPhysX step can hang forever when a Go2 cylinder collider (a PhysX convex-core
+cylinder) meets the rough terrain. :func:`use_convex_mesh_cylinders`, run when the Go2 is spawned, switches OvPhysX on
+a CPU to cooked convex-mesh cylinders; Newton, Isaac Sim's PhysX and GPUs are left alone.
+``tests/sim/test_ovphysx_hang.py`` says when this module can go.
 
-Upstream bug (ovphysx 0.6.4, CPU): a USD ``Cylinder`` collider becomes a PhysX convex-core cylinder
-(``PxConvexCoreGeometry``), and for some poses of one against a triangle mesh a PhysX worker thread loops forever
-inside the step while the main thread waits in ``ovphysx_step_sync`` (the Go2's calf cylinders on a stair riser;
-docs/ovphysx_hang.md has the reproduction, the native stacks and the report). The same runtime's other cylinder
-representation, a cooked convex mesh (``ConfigBool.COLLISION_CYLINDER_CUSTOM_GEOMETRY = False``), steps the same
-state at once.
-
-Isaac Lab 3.0.0 creates the OvPhysX runtime itself and offers no setting for that switch, which must be set before
-the stage is attached. :func:`use_convex_mesh_cylinders` runs when the Go2 is spawned (before the simulation
-starts): on OvPhysX on a CPU it creates the runtime through Isaac Lab's own backend registry
-(``SimulationContext.get_or_create_backend`` with the configuration the physics manager asks for later, so the
-manager finds and uses this runtime) and sets the switch through ovphysx's public ``set_config_bool``. Newton,
-Isaac Sim's PhysX and GPUs are left alone.
-
-``tests/sim/test_ovphysx_hang.py`` steps the saved hanging state with and without the switch: when the default
-representation stops hanging, ovphysx has fixed the bug and this module can go.
+Why: docs/ovphysx_hang.md, *The workaround*.
 """
 
 from __future__ import annotations

@@ -1,23 +1,9 @@
-"""Workaround: on OvPhysX, Isaac Lab 3.0.0's ray caster reads environment ``i``'s scan from another robot.
+"""Workaround: on OvPhysX, Isaac Lab 3.0.0's ray caster reads environment ``i``'s scan from another robot (its
+body-pose rows come in lexicographic path order, ``env_0, env_1, env_10, ...``). :func:`height_scanner_class` gives
+the tasks' height scanner :class:`EnvOrderedOvPhysxRayCaster` there, rows in environment order; the canary
+:data:`UPSTREAM_TEST` says when this module can go.
 
-Upstream bug (isaaclab 3.0.0, ``isaaclab_ov.sensors.ray_caster``): the sensor tracks its body through an ovphysx
-``RIGID_BODY_POSE`` binding created from a glob pattern (``/World/envs/env_*/Robot/base``), and ovphysx returns
-the matches in lexicographic path order (``env_0, env_1, env_10, env_11, ..., env_2``), while every other tensor
-of the environment (the articulation, whose binding is created from the environment-ordered path list, the
-commands, the rewards) is in environment order. From 11 environments on, row ``i`` of the height scan, of the
-sensor's position and of the ray hits belongs to another robot: Go2-Rough's height-scan observation and its
-terrain-relative ``base_height_l2`` penalty (weight -30) were computed on another robot's ground. Measured with 32
-environments: the sensor's xy is the robot's only in lexicographic order; the base-height penalty per episode
-second on the shipped flat policy's first rough iterations was -1.6 against Go2-Flat's -0.05. Newton is not
-affected (its sensor rows are in environment order).
-
-:func:`height_scanner_class` is the class under the tasks' height scanner (``tasks/height_scanner.py``): Isaac
-Lab's backend-dispatching ``RayCaster``, except on OvPhysX, where :class:`EnvOrderedOvPhysxRayCaster` reorders the
-binding's rows into environment order (read from the binding's own ``prim_paths``) before the rays are cast.
-``tests/sim/test_height_scan.py`` checks the scan sits under its own robot on both engines, and its canary
-(:data:`UPSTREAM_TEST`, a strict expected failure) that the raw upstream binding is in environment order: when it
-XPASSes, upstream has fixed the bug and this module can go. The reorder itself applies only to rows out of order.
-Choosing the class also drops Isaac Lab's stale ray-cast meshes (:mod:`.ray_caster_meshes`, a second upstream bug).
+Why: docs/design.md, *Physics backends and the CPU recipe*.
 """
 
 from __future__ import annotations

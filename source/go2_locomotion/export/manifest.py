@@ -1,20 +1,8 @@
 """Writing the deploy bundle from a live Isaac Lab environment and an RSL-RL runner (needs Isaac Lab):
-``policy.pt`` and ``policy.onnx`` with RSL-RL's exporters, then ``deploy.yaml``.
-
-Every value is read from the resolved configs and the live articulation, action term, observation manager and
-sensors, never retyped; what the reference controller could not rebuild (an observation function it does not
-know, observation history, a partial joint selection) is refused here, so no bundle is written that
-:mod:`.controller` would run wrongly.
-
-Manager terms are recognised by their function or class object (:func:`term_is`), never by name, so renaming an
-MDP function cannot silently change a bundle; the bundle names them in its own format (:data:`OBSERVATION_FORMAT`),
-and writes each observation term as :mod:`.observations` defines it.
-
-Isaac Lab 3.0 has no public accessor for an observation group's term configs or a joint action's resolved
-scale/offset/clip: they are read through :mod:`go2_locomotion.compat.private_api`, which names a missing one with
-the installed version; ``tests/sim/test_deploy.py`` fails if they change meaning.
-(Isaac Lab's IO-descriptor export reads the same attributes but is deprecated in 3.0.)
-"""
+``policy.pt`` and ``policy.onnx`` with RSL-RL's exporters, then ``deploy.yaml``. Every value is read from the live
+environment and configs, never retyped; what :mod:`go2_locomotion.robot.controller` could not rebuild is refused, so
+no bundle is written that it would run wrongly. Why and the field list: docs/deploy.md, *What deploy.yaml is built
+from*."""
 
 from __future__ import annotations
 

@@ -1,26 +1,8 @@
-"""``scripts/play.py``: run a trained Go2 checkpoint deterministically, watch and steer it, record it, and export
-it next to the checkpoint.
+"""``scripts/play.py``: run a trained Go2 checkpoint deterministically in the play MDP, watch and steer it, record it,
+and export the deploy bundle next to the checkpoint. The task, the checkpoint and the viewers are checked before the
+simulator starts or anything is written.
 
-``--task`` may be a training id (``Go2-Flat``) or its play id (``Go2-Flat-Play``); both run the play MDP (the
-config's ``play_mode()``, as ``isaaclab play`` applies it). The checkpoint is checked (exists, loads, fits the
-task), and the viewer choice (:func:`~go2_locomotion.playback.viewer.plan_viewers`), before the simulator starts
-or anything is written.
-
-Watching: ``--viz viser`` (a web page, kitless, CPU), ``--viz newton_gl`` (a window), ``--viz kit`` (Isaac Sim).
-Steering: the terminal keys of :mod:`go2_locomotion.robot.steering` with any viewer, and the "Go2 command"
-panel on the viser page; commands go through the task's command term. ``--record FILE.viser`` records the whole
-playback for the browser (``scripts/view_recording.py``); ``--video`` writes an MP4 from an off-screen Newton
-viewer. Playback whose viewer failed ends with exit code 1 and says why.
-
-Exports the deploy bundle, in ``<run>/exported/`` (``logs/pretrained/<policy>/exported/`` for
-``--checkpoint pretrained``):
-
-- ``policy.pt``: TorchScript, ``forward(obs [B, O]) -> actions [B, 12]``;
-- ``policy.onnx``: ONNX opset 18, input ``obs`` ``[1, O]`` float32, output ``actions`` ``[1, 12]``;
-- ``deploy.yaml``: rates, joint order and its Unitree SDK2 map, gains, scales, observation layout, command ranges
-  and the ONNX hash (:mod:`go2_locomotion.robot`).
-
-Both contain the observation normaliser when the agent uses one, and output the action mean (no sampling).
+Why: docs/playback.md.
 """
 
 from __future__ import annotations

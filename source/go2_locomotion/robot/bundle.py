@@ -1,29 +1,8 @@
-"""Reading and checking a deploy bundle: ``deploy.yaml`` (the manifest) next to ``policy.onnx``.
+"""Reading and checking a deploy bundle: ``deploy.yaml`` (the manifest, ``format: go2_locomotion.deploy/1``) next to
+``policy.onnx``. Imports numpy, onnxruntime and PyYAML only, so a robot-side computer can use it without Isaac Lab.
+Per-joint lists are in the policy's joint order (``joints.names``) unless the field name says ``sdk2``.
 
-Imports numpy, onnxruntime and PyYAML only, so a robot-side computer can use it without Isaac Lab.
-
-Manifest layout (``format: go2_locomotion.deploy/1``); per-joint lists are in the policy's joint order
-(``joints.names``) unless the field name says ``sdk2``:
-
-- ``physics``: the engine that ran the environment (``backend``, ``engine``, ``manager``, ``config``), and what a
-  re-simulation of the robot needs: ``substeps`` per ``sim_dt``, the MuJoCo ``integrator`` and friction ``cone``
-  (null where the engine has no such setting), ``robot_friction`` (``static`` and ``dynamic`` ranges the robot's
-  material is drawn from, and the ``event`` that draws them; null without one). Bundles written before these
-  fields existed lack them; readers use their own defaults then;
-- ``timing``: ``policy_rate_hz``, ``policy_dt`` [s], ``sim_dt`` [s], ``decimation``;
-- ``joints``: ``names``, ``backend`` and ``backend_names`` (where the order came from), ``sdk2_names``,
-  ``policy_to_sdk2`` (SDK2 motor index of each policy joint), ``sdk2_to_policy``, ``default_position`` [rad],
-  ``default_velocity`` [rad/s], ``position_limits`` [rad];
-- ``actuators``: ``model``, ``kp`` [N m/rad], ``kd`` [N m s/rad], ``effort_limit`` [N m], ``velocity_limit``
-  [rad/s], ``saturation_effort`` [N m];
-- ``action``: ``width``, ``scale``, ``offset`` [rad], ``clip`` ([lower, upper] per joint or null),
-  ``policy_output_clip`` (symmetric clip of the raw policy output or null); target = offset + scale x action;
-- ``observation``: ``width``, ``noise`` (where noise applies: training only), ``terms`` (ordered: ``name``,
-  ``function``, ``input``, ``start``, ``width``, ``scale``, ``clip``, ``units``, ``noise``, term ``params``; each
-  function, its input, width and params in :mod:`.observations`), ``normalizer`` (statistics, already inside
-  policy.onnx, or null);
-- ``commands``: the velocity command's ranges;
-- ``policy``: ``file``, ``sha256``, ``input`` / ``output`` names and widths.
+Why: docs/deploy.md, *What deploy.yaml is built from*.
 """
 
 from __future__ import annotations

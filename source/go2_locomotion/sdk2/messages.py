@@ -1,20 +1,8 @@
 """The Go2's SDK2 messages (``unitree_go`` IDL: ``LowCmd_``, ``LowState_`` and their parts), declared field for field
-for CycloneDDS's Python binding, with a fast codec and the CRC the robot checks.
+for CycloneDDS's Python binding so that DDS matches them with the robot's types, with a ``struct`` codec byte-equal to
+the binding's (:class:`FixedLayout`) and the CRC the robot checks.
 
-Why own declarations: they are all this package needs from Unitree's Python SDK, whose wheel on PyPI cannot be
-imported (``unitree-sdk2`` 1.0.1) or pulls in OpenCV (the ``unitree-sdk2py-dimos`` fork). Type names, field order,
-field types, array bounds, ``@final`` and sequential ids equal Unitree's IDL, so DDS matches them with the robot's
-types (docs/deploy_sdk2.md says how that was checked).
-
-Fast codec: every type here has a fixed size, so a message is one ``struct`` format in its wire form (XCDR1,
-little-endian, each field aligned to its size from the start of the payload) and one in its C form (natural
-alignment, structs padded to their alignment: the memory the robot's firmware computes the CRC over). Both formats
-come from the declarations (:class:`FixedLayout`); ``serialize`` / ``deserialize`` use the wire format for XCDR1
-little-endian and CycloneDDS's generic code for anything else. Tests compare the two byte for byte.
-
-CRC: Unitree's ``crc32_core`` over the C form read as little-endian 32-bit words, the last word (``crc`` itself)
-left out: CRC-32 with polynomial 0x04C11DB7, initial value 0xFFFFFFFF, no reflection, no final XOR, each word fed
-most significant bit first, i.e. CRC-32/MPEG-2 of the words in big-endian byte order.
+Why: docs/deploy_sdk2.md, *Which SDK: the unitree_go types on CycloneDDS 0.10.2*.
 """
 
 import binascii

@@ -1,33 +1,9 @@
-"""A simulated Go2 that speaks the robot's DDS topics: it reads ``rt/lowcmd`` and publishes ``rt/lowstate``, in real
-time, as the test bench for the deploy controller and the first thing a user tries.
+"""A simulated Go2 speaking the robot's DDS topics in real time (reads ``rt/lowcmd``, publishes ``rt/lowstate``):
+sim-to-sim's MuJoCo Go2 (:class:`~go2_locomotion.sim2sim.Go2Plant`), the deploy controller's test bench. Like the
+robot's motor drivers, it ignores a LowCmd with a wrong CRC, gives no torque before the first valid one and keeps the
+last one acting.
 
-The robot is sim-to-sim's MuJoCo Go2 (:class:`~go2_locomotion.sim2sim.Go2Plant`: this package's description
-or a model file named as it, the bundle's recorded friction, integrator, cone and substeps). Every physics step of
-the training simulator (``sim_dt``, 5 ms for the Go2 tasks: 200 Hz) the motors apply the SDK2 PD law ``kp (q* - q) +
-kd (dq* - dq) + tau`` of the newest valid LowCmd within the bundle's DC-motor limits, the torque held over the
-MuJoCo substeps as in training and sim-to-sim, and a LowState goes out as the robot fills it: joint positions,
-speeds and torques in SDK2 order, the IMU (quaternion w x y z, gyroscope and accelerometer in the trunk frame,
-roll-pitch-yaw), foot contact forces (FR, FL, RR, RL, in newtons; a real Go2 reports raw counts), a millisecond
-tick, the remote's bytes (scripted with ``--remote``) and the CRC. A real Go2 publishes LowState at 500 Hz and its
-motor drivers run the law faster still; 200 Hz keeps the dynamics those of training and sim-to-sim, and the
-simulator light enough for two shared cores. Each step publishes the LowState first and takes the newest LowCmd
-:data:`~.figures.SIM_COMMAND_CUTOFF` of a step later (4 of 5 ms), just before it integrates: a controller that
-answers within that time acts on the very next step, as on a robot whose drivers apply a command when it arrives
-(and as in-process sim-to-sim, where the policy's targets act at once).
-
-Like the robot's motor drivers: a LowCmd whose CRC does not match is ignored; before the first valid LowCmd the
-motors give no torque; without new commands the last one keeps acting (a controller that dies mid-walk leaves the
-robot on its last targets: that is why the controller sends damping on every way out).
-
-The ground is a floor plane or one of Go2-Rough's terrain cells (``--terrain stairs_up:0.10``:
-:func:`~go2_locomotion.sim2sim.terrain.build_ground`, the cells of ``scripts/sim2sim.py``). The robot starts
-where sim-to-sim's terrain grid starts its first robot: at the cell's origin (the tile's centre), feet on the
-ground, facing +x (yaw 0), straight at the side of the tile it walks out through (up the steps of ``stairs_up``).
-
-The record (``--log``, JSON lines) is what the tests measure: first the start (``{"start": {...}}``: the terrain's
-label and origin, the trunk's position), then the trunk's position, velocity and the ground height under it at
-50 Hz (how high it climbed: ``ground`` against the start's), every LowState's tick with when it was ready, every
-LowCmd with when it arrived and whether its CRC held.
+Why: docs/deploy_sdk2.md, *The simulated Go2*.
 """
 
 from __future__ import annotations

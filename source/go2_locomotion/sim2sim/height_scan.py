@@ -1,33 +1,9 @@
-"""Height scans from MuJoCo ray casts, and the interface every height source of the reference controller meets.
+"""Height scans from MuJoCo ray casts (:class:`MujocoHeightScan`), and the interface every height source meets
+(:class:`HeightSource`): ``heights(position, quat_wxyz) -> [P]``, the trunk origin's height above the ground [m] at
+each point of the bundle's pattern (:class:`ScanPattern`), in the trunk's yaw frame and Isaac Lab's grid order
+(``-inf``: no ground).
 
-**The interface** (:class:`HeightSource`): ``heights(position, quat_wxyz) -> [P]`` for the trunk's pose, where
-``P`` and the point layout come from the bundle's ``height_scan`` term (:class:`ScanPattern`):
-
-- frame: point ``k`` lies at ``points_xy[k]`` in the trunk's *yaw frame* (origin at the trunk origin, x ahead
-  along the trunk's heading, z up; roll and pitch ignored, Isaac Lab's ``ray_alignment="yaw"``); the ground is
-  sampled straight down (world -z) from there;
-- order: the bundle's ``points_xy``, which is Isaac Lab's ``GridPatternCfg`` order (``ordering="xy"``): x varies
-  fastest, from the back (-0.8 m) to the front (+0.8 m), then y from the right (-0.5 m) to the left (+0.5 m):
-  17 x 11 = 187 points for the Go2 tasks, index ``17 j + i``;
-- value and sign: the trunk origin's height above the ground at the point, ``trunk z - ground z`` [m], positive
-  when the ground is below the trunk (0.32 m on flat ground at the standing pose); ``-inf`` where no ground is
-  found (Isaac Lab's ray caster returns an infinite hit; the observation's clip makes it -1);
-- units: metres; position in the world (or map) frame [m], orientation ``(w, x, y, z)``.
-
-:class:`~go2_locomotion.robot.controller.ReferenceController` takes these values as ``RobotState.height_scan``
-and builds the observation as Isaac Lab's ``height_scan`` term does: ``value + sensor_offset_z - offset``
-(``sensor_offset_z`` is 0 for the Go2 tasks: the sensor frame is the trunk), then the term's clip and scale. A
-robot's own elevation map plugs in by implementing ``heights`` on its map.
-
-**MuJoCo** (:class:`MujocoHeightScan`): each ray starts :data:`RAY_START_HEIGHT` above the trunk origin, rotated
-by the trunk's yaw, and goes straight down; MuJoCo's ``mj_ray`` intersects it with the geoms of the ground's geom
-group only (the robot is never hit). MuJoCo's batched ``mj_multiRay`` casts rays *from one point* in many
-directions, so it cannot cast a grid of parallel rays; each ray is one ``mj_ray`` call (187 calls: 1-2 ms on one
-CPU core, on stairs and on the 298-box terrain alike).
-
-**Edges**: a ray exactly over a step edge (a box's vertical face) may hit either side, in MuJoCo as in Isaac Lab's
-Warp mesh query; both give the upper or the lower height there. Away from an edge by more than float32 rounding
-(about 1e-6 m) both give the same height.
+Why: docs/deploy.md, *Terrain cells and the height scan in MuJoCo*.
 """
 
 from __future__ import annotations

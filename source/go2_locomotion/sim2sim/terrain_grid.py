@@ -1,42 +1,9 @@
-"""The terrain grid in plain MuJoCo, from a deploy bundle (``sim2sim.py --terrain default``): the cells, criterion
-and report of ``scripts/evaluate.py --terrain`` in Isaac Lab (:mod:`go2_locomotion.evaluation.terrain`,
-:mod:`go2_locomotion.evaluation.terrain_report`), so ``evaluate.py --compare`` lines the two up cell by cell.
+"""The terrain grid of ``scripts/evaluate.py --terrain`` in plain MuJoCo, from a deploy bundle (``sim2sim.py --terrain
+default``): the same seeded cells, criterion, recorder and report (:mod:`go2_locomotion.evaluation.terrain`), so
+``evaluate.py --compare`` lines the two up cell by cell. Robots differ by heading only (:func:`headings`); a fall is
+Isaac Lab's ``base_contact`` (:func:`fall_force`).
 
-Each cell is built once (:func:`.terrain.build_cell`: the same seeded tile as Isaac Lab's evaluation lays out) and
-walked by ``robots_per_cell`` robots, each a :class:`~.plant.Go2Plant` of its own on that ground with its own
-reference controller (numpy + onnxruntime, as on the robot), commanded ``FORWARD_SPEED`` straight ahead in its
-heading frame for ``DURATION_S`` (both of :mod:`go2_locomotion.evaluation.terrain`). Success is the curriculum's
-criterion: half a tile (4 m) from the tile's centre without falling (``TerrainRecorder``, the recorder Isaac Lab's
-evaluation uses).
-
-**Starts.** Isaac Lab's evaluation resets each robot with a random yaw, a +-0.5 m offset from the tile's centre
-and a random velocity, drawn from the run's seed. MuJoCo has no randomisation here and each robot runs alone, so
-robots started alike would run alike; they differ by heading only: each robot starts at the tile's centre (Isaac
-Lab's terrain origin), at rest with its feet on the ground, facing its own heading (:func:`headings`). Robot ``k``
-of ``N`` walks out through side ``k mod 4`` of the tile, turned a further ``90 k / N`` degrees: every side gets a
-quarter of the robots (on the random tiles, boxes and random rough, each meets other obstacles), and no two
-headings are a quarter turn apart. That matters on the pyramids (stairs, slopes), whose four sides have the same
-profile: headings a quarter turn apart cross alike (Go2-Rough's iteration-1163 policy on 10 cm stairs up with 32
-robots at ``360 k / N`` degrees: every outcome four times, 8 distinct runs), while headings that differ modulo the
-quarter turn meet the steps at other angles and spots (contact order and rounding differ; a height field's
-triangles are split along one diagonal), the spread Isaac Lab's random yaws and offsets give. The default,
-:data:`ROBOTS_PER_CELL`, is the Isaac Lab evaluation's count, 8. No offset: the start is the origin Isaac Lab's
-robots are scattered around, and on every tile the ground within 0.5 m of it is the centre platform (stairs,
-boxes, slopes) or the same noise.
-
-**Falls.** Isaac Lab's: its evaluation counts a robot fallen when the task's episode ends early, on the trunk
-touching the ground with more than the task's threshold (the ``base_contact`` termination, 1 N; :func:`fall_force`
-reads it from the task config). MuJoCo's trunk-ground force is :meth:`Go2Plant.base_contact_force`, checked after
-every policy step (Isaac Lab's contact sensor keeps the largest of its last few physics steps). The sim-to-sim
-plant's broader :meth:`Go2Plant.is_down` (also tilt beyond 60 degrees or the trunk below 0.15 m above the ground
-under it) is not used here: on stairs up the ground under the trunk is often the next step, and the iteration-1163
-policy, climbing 10 cm steps pitched up by 28 degrees, passed 0.15 m over the step below its trunk with no
-contact at all, 3 m out: a fall by that rule, a climb by Isaac Lab's.
-
-**Early end.** A robot's outcome is its first event; once it has succeeded or fallen the recorder ignores it, so
-it is no longer stepped, and a cell ends when all of its robots are decided (the figures are those of the full
-duration, in less time). A cell's robots run one after another with the cell's recorder; the report puts the
-cells together (``summarise`` of :mod:`go2_locomotion.evaluation.terrain`).
+Why: docs/deploy.md, *The terrain grid in MuJoCo*.
 """
 
 from __future__ import annotations

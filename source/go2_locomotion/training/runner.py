@@ -1,26 +1,9 @@
-"""The package's RSL-RL runners: :class:`Go2OnPolicyRunner`, RSL-RL's ``OnPolicyRunner`` with named hooks, and
-:class:`Go2DistillationRunner`, the same hooks on RSL-RL's ``DistillationRunner``.
+"""The package's RSL-RL runners: :class:`Go2OnPolicyRunner` (RSL-RL's ``OnPolicyRunner``) and
+:class:`Go2DistillationRunner` (the same on ``DistillationRunner``). They add named methods and replace no library
+method at run time: iteration callbacks, a stop after the current iteration, atomic checkpoints, CPU ranks, a stall
+watchdog, resume in the same folder.
 
-What it adds, each as a method of the subclass (no library method is replaced at run time):
-
-RSL-RL 5.5.1's ``learn`` loop offers no per-iteration hook and no way to stop early; its one per-iteration call into
-replaceable code is ``self.logger.log``. So the runner's logger is a subclass of RSL-RL's public ``Logger`` whose
-``log`` calls the runner back, and a requested stop leaves the loop by an exception raised there, caught in
-:meth:`Go2OnPolicyRunner.learn`, which saves that iteration's checkpoint.
-
-- ``add_iteration_callback``: called after every iteration, once RSL-RL has logged it.
-- ``request_stop``: the first SIGINT / SIGTERM / SIGUSR1 (a scheduler's pre-timeout signal) asks the run to stop
-  after the current iteration; all ranks agree on the iteration; the checkpoint of that iteration is saved.
-- ``save``: checkpoints are written atomically (temporary file in the same folder, flushed, fsynced, renamed), so a
-  kill during a save never leaves a truncated ``model_<it>.pt``.
-- Several ranks on CPUs (``torchrun ... --device cpu --distributed``): the process group uses ``gloo`` and every
-  rank pins its torch threads to its share of the node's cores. On GPUs RSL-RL's own ``nccl`` set-up runs.
-- A stall watchdog (``stall_timeout_s`` in the runner config, seconds; 0 turns it off): when no iteration finishes
-  within the bound (a simulator step that never returns), the stall callbacks run and the process exits with
-  :data:`~.watchdog.STALLED_EXIT_CODE`; the same command with ``--resume auto`` continues from the newest checkpoint.
-- ``recent_episodes``: the mean return and length of the latest finished episodes (for ``run_summary.json``).
-- TensorBoard continues a resumed run in the same folder: events at or after the resumed iteration, left by an
-  attempt that was killed after its last checkpoint, are purged, so the curve stays continuous.
+Why: docs/design.md, *The runner: training/runner.py*.
 """
 
 from __future__ import annotations

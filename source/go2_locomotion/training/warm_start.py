@@ -1,23 +1,9 @@
-"""Warm start: a new run that begins from trained networks (``train.py --warm_start``); what a learner takes is in
-its description (:attr:`~.learners.Learner.warm_start_from`, :attr:`~.learners.Learner.teacher`), and
-:func:`prepare` checks it before the simulator starts:
+"""Warm start (``train.py --warm_start``): a new run that begins from trained networks, checked by :func:`prepare`
+before the simulator starts. PPO from another task's PPO checkpoint (:data:`EMBED`: embedded so that the new networks
+compute exactly what the old ones do), PPO from a distillation student (:data:`STUDENT`), distillation from a
+teacher's PPO checkpoint (:data:`TEACHER`).
 
-- PPO from another task's PPO checkpoint (:data:`EMBED`, below);
-- PPO from a distillation checkpoint of the same task (:data:`STUDENT`): the student's weights become the actor's
-  (the distillation config gives the student the actor's network); fresh critic, optimiser and iteration 0;
-- distillation from a PPO checkpoint of the catalog's teacher task (:data:`TEACHER`): RSL-RL's ``Distillation.load``
-  takes its actor as the teacher, nothing else; default the teacher task's shipped policy.
-
-Go2-Rough starts from a Go2-Flat checkpoint. The two share the proprioceptive observation terms; Go2-Rough adds
-the height scan and has wider layers. The flat networks are embedded in the rough ones so that the rough networks
-compute exactly what the flat ones do, whatever the height scan reads:
-
-- the first layer's columns of the shared observation terms take the flat weights; the other inputs (the height
-  scan) get zero weights into the embedded units: they start neutral and learn from the first update;
-- each layer's first units are the flat layer's units; the extra units keep their fresh initialisation, and the
-  next layer reads them with zero weights, so they change nothing until training moves those weights;
-- the action noise (``distribution.std_param``) and any observation normaliser statistics of the shared inputs
-  are copied; the optimiser and the iteration count start afresh (a new run, not a resume).
+Why: docs/training.md, *Warm start: Go2-Rough from Go2-Flat*.
 """
 
 from __future__ import annotations
