@@ -1,5 +1,6 @@
 """The pretrained Go2-Flat policy on the simulated Go2 through real DDS on the loopback interface (two processes, a
-random DDS domain): it walks, tracks as in-process sim-to-sim does, and obeys the remote."""
+random DDS domain): it walks, tracks as in-process sim-to-sim does, and obeys the remote; the shipped Go2-Rough-Blind
+policy walks too."""
 
 from __future__ import annotations
 
@@ -43,23 +44,25 @@ push a segment's velocity off: over 8 repeats on the quiet machine the largest g
 miss without one fails at once."""
 
 
-def _scripted_walk(folder):
+def _scripted_walk(folder, script=SCRIPT, task_args=()):
+    """Both processes on the bench, the controller walking ``script``; ``task_args`` (``--task T``) choose the shipped
+    policy for both."""
     folder.mkdir()
     with Bench(folder) as bench:
-        controller = bench.controller("--autostart", "--commands", segments_text(SCRIPT))
+        controller = bench.controller(*task_args, "--autostart", "--commands", segments_text(script))
         assert controller.wait_for("waiting for LowState", 120), controller.text()
-        sim = bench.sim("--duration", "60")
+        sim = bench.sim(*task_args, "--duration", "60")
         code = controller.wait(120)
         sim.signal(2)
         sim.wait(30)
     return code, controller.text()
 
 
-def _walk_record(folder):
+def _walk_record(folder, script=SCRIPT):
     """The simulator's record, the policy's start in simulated time and each segment's mean velocity over DDS."""
     record, log = SimRecord.read(folder / "sim.jsonl"), ControllerRecord.read(folder / "controller.jsonl")
     start = log.policy_start()
-    return record, start, segment_velocities(record, start, SCRIPT)
+    return record, start, segment_velocities(record, start, script)
 
 
 def _tracking_misses(over_dds, in_process) -> list[str]:
@@ -135,3 +138,29 @@ def test_the_remote_starts_steers_and_stops_the_robot(tmp_path):
     assert np.linalg.norm(stopped) < 0.1, stopped  # the stick still forward, the robot stands after the first stop
     after = [a for a in record.arrivals if a["crc_ok"] and a["recv"] >= record.at(12.5)["wall"]]
     assert after and all(a["kp"] == 0.0 and a["kd"] == 2.0 for a in after)
+
+
+BLIND_TASK = "Go2-Rough-Blind"
+BLIND_SCRIPT = [Segment("stand", 1.0, (0.0, 0.0, 0.0)), Segment("forward", 4.0, (0.8, 0.0, 0.0))]
+
+
+def test_the_blind_policy_walks_over_dds(tmp_path):
+    """Go2-Rough-Blind's shipped policy, as a user runs it (``--bundle pretrained --task Go2-Rough-Blind`` for both
+    scripts): the controller runs a policy with a 10-frame history (the reference controller's, tested to 1e-5
+    against Isaac Lab) in real time without a fault, and the robot walks. On stairs it is not yet reliable over DDS
+    (docs/pretrained.md, *Go2-Rough-Blind*): measured there, not asserted here."""
+    for attempt in range(ATTEMPTS):
+        folder = tmp_path / f"attempt_{attempt}"
+        code, output = _scripted_walk(folder, BLIND_SCRIPT, ("--task", BLIND_TASK))
+        stalled = stall(folder, STALE_S)
+        if code == 0 or stalled is None:
+            break
+        print(f"attempt {attempt + 1}: the machine stalled the bench ({stalled}); running again")
+    assert code == 0, f"{stalled or ''}\n{output}"
+    assert f"{BLIND_TASK} policy at 50 Hz" in output and "policy on" in output and "script done: damping" in output
+    assert "DAMPING:" not in output, output  # no fault on the way
+    record, start, _ = _walk_record(folder, BLIND_SCRIPT)
+    forward_from, forward_to = start + BLIND_SCRIPT[0].duration_s, start + sum(s.duration_s for s in BLIND_SCRIPT)
+    walked = np.subtract(record.at(forward_to)["pos"][:2], record.at(forward_from)["pos"][:2])
+    assert walked[0] >= 2.0, walked  # 4 s at 0.8 m/s: 3.2 m asked
+    assert not any(r["down"] for r in record.trunk if start <= r["t"] < forward_to)

@@ -377,5 +377,5 @@ def test_task_picks_the_shipped_policy_and_must_match_a_folder(tmp_path, capsys)
     (line,) = capsys.readouterr().err.splitlines()
     assert line == (
         f"error: --task Go2-Rough-Blind: the bundle {flat} is a Go2-Flat bundle (its deploy.yaml); --task chooses "
-        "the shipped policy of --bundle pretrained"
+        "the shipped policy with --bundle pretrained"
     )

@@ -13,6 +13,7 @@ from pathlib import Path
 from .. import pretrained
 from ..errors import UsageError, exit_on_usage_error, prepare_output_file
 from ..robot.bundle import BundleError, load_bundle
+from ..sim2sim.cli import check_bundle_task
 from ..sim2sim.loop import parse_segments
 from .figures import MIN_RAMP_S, RAMP_S, ROBOT_DDS_LINE, ROBOT_DOMAIN_ID, TOPIC_LOWSTATE
 
@@ -33,11 +34,7 @@ def _bundle(value: str, task: str | None = None):
         bundle = load_bundle(path)
     except (FileNotFoundError, BundleError) as error:
         raise UsageError(f"--bundle {value}: {error}") from None
-    if task is not None and bundle.field("task") != task:
-        raise UsageError(
-            f"--task {task}: the bundle {value} is a {bundle.field('task')} bundle (its deploy.yaml); --task chooses "
-            "the shipped policy of --bundle pretrained"
-        )
+    check_bundle_task(bundle, value, task)
     return bundle
 
 

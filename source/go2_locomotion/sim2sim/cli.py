@@ -224,13 +224,19 @@ def _load(args):
         bundle = load_bundle(args.bundle)
     except (FileNotFoundError, BundleError, ValueError) as error:
         raise UsageError(str(error)) from None
-    task = bundle.manifest.get("task")
-    if args.task is not None and not args.pretrained and task != args.task:
-        raise UsageError(
-            f"--task {args.task}: the bundle {args.bundle} is a {task} bundle (its deploy.yaml); --task chooses the "
-            "shipped policy with --bundle pretrained"
-        )
+    if not args.pretrained:
+        check_bundle_task(bundle, args.bundle, args.task)
     return bundle
+
+
+def check_bundle_task(bundle, shown, task: str | None) -> None:
+    """Refuse a ``--task`` that is not the task of the bundle folder ``shown`` (its deploy.yaml) in one line."""
+    own = bundle.manifest.get("task")
+    if task is not None and own != task:
+        raise UsageError(
+            f"--task {task}: the bundle {shown} is a {own} bundle (its deploy.yaml); --task chooses the shipped "
+            "policy with --bundle pretrained"
+        )
 
 
 def _grid_main(args) -> int:
