@@ -24,6 +24,17 @@ observation and the mirrored action. RSL-RL refuses either with a recurrent acto
 
 
 @configclass
+class Go2PpoAlgorithmCfg(RslRlPpoAlgorithmCfg):
+    """Isaac Lab's PPO settings for the package's :class:`~go2_locomotion.training.ppo.Go2PPO` (RSL-RL's PPO with a
+    critic warm-up)."""
+
+    class_name: str = "go2_locomotion.training.ppo:Go2PPO"
+    critic_warmup_iterations: int = 0
+    """Iterations, from a run's iteration 0, whose updates train the critic alone (actor and learning rate held).
+    For a warm-started actor with a fresh critic, e.g. ``--warm_start`` from a distillation checkpoint; 0: off."""
+
+
+@configclass
 class Go2RoughPPORunnerCfg(RslRlOnPolicyRunnerCfg):
     """PPO for Go2-Rough: [512, 256, 128] ELU actor and critic, 1500 iterations."""
 
@@ -42,7 +53,7 @@ class Go2RoughPPORunnerCfg(RslRlOnPolicyRunnerCfg):
         distribution_cfg=RslRlMLPModelCfg.GaussianDistributionCfg(init_std=1.0),
     )
     critic = RslRlMLPModelCfg(hidden_dims=[512, 256, 128], activation="elu", obs_normalization=False)
-    algorithm = RslRlPpoAlgorithmCfg(
+    algorithm = Go2PpoAlgorithmCfg(
         value_loss_coef=1.0,
         use_clipped_value_loss=True,
         clip_param=0.2,

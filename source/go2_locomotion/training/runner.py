@@ -21,6 +21,7 @@ from torch.utils.tensorboard import SummaryWriter
 
 from ..compat import private_api
 from .checkpoints import remove_partial_writes, write_atomically
+from .ppo import Go2PPO
 from .watchdog import STALLED_EXIT_CODE, StallWatchdog
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGUSR1)
@@ -163,8 +164,14 @@ class Go2OnPolicyRunner(OnPolicyRunner):
         if self.writes_files:
             remove_partial_writes(Path(self.logger.log_dir))
 
+    def _tell_iteration(self, iteration: int) -> None:
+        """Give :class:`~.ppo.Go2PPO` the iteration of its next update (its critic warm-up counts by it)."""
+        if isinstance(self.alg, Go2PPO):
+            self.alg.iteration = iteration
+
     def _after_iteration(self, it: int, collect_time: float, learn_time: float) -> None:
         self.current_learning_iteration = it
+        self._tell_iteration(it + 1)
         if self._watchdog is not None:
             self._watchdog.beat()
         for callback in self._callbacks:
@@ -196,6 +203,7 @@ class Go2OnPolicyRunner(OnPolicyRunner):
         if timeout_s > 0:
             self._watchdog = StallWatchdog(timeout_s, self._on_stall)
             self._watchdog.start()
+        self._tell_iteration(self.current_learning_iteration)
         try:
             super().learn(num_learning_iterations, init_at_random_ep_len)
             return "completed"
