@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 import torch
 from isaaclab.envs import mdp as isaaclab_mdp
+from isaaclab_tasks.utils import resolve_presets
 from mirror_fixtures import mirror_context
 
 from go2_locomotion.assets.go2_description import FOOT_BODIES
@@ -55,7 +56,8 @@ def test_blind_is_go2_rough_except_for_its_observation_groups():
     blind, rough = Go2RoughBlindEnvCfg().to_dict(), Go2RoughEnvCfg().to_dict()
     assert blind.pop("observations") != rough.pop("observations")
     assert blind == rough
-    assert Go2RoughEnvCfg().observations.critic is None  # RSL-RL would store a group nobody reads
+    # RSL-RL would store a group nobody reads: Go2-Rough has none unless presets=privileged_critic selects it
+    assert resolve_presets(Go2RoughEnvCfg()).observations.critic is None
 
 
 def test_the_blind_agent_is_asymmetric():

@@ -17,6 +17,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 from deploy_fixtures import make_bundle
+from isaaclab_tasks.utils import PresetCfg
 
 import go2_locomotion.tasks  # noqa: F401  (registers the tasks)
 from go2_locomotion.assets import go2_description, go2_usd
@@ -26,7 +27,12 @@ from go2_locomotion.robot.controller import ReferenceController, RobotState
 from go2_locomotion.tasks import TASKS, mdp, play_env_cfg
 from go2_locomotion.tasks.flat_env_cfg import Go2FlatEnvCfg
 from go2_locomotion.tasks.mdp.history import history_frames
-from go2_locomotion.tasks.velocity_env_cfg import CPU_RECIPE_NUM_ENVS, VELOCITY_COMMAND, Go2RoughEnvCfg
+from go2_locomotion.tasks.velocity_env_cfg import (
+    CPU_RECIPE_NUM_ENVS,
+    PRIVILEGED_CRITIC,
+    VELOCITY_COMMAND,
+    Go2RoughEnvCfg,
+)
 from go2_locomotion.training.preflight import (
     RolloutGeometry,
     config_observation_term_widths,
@@ -58,6 +64,7 @@ FLAT_CHANGES = (
     "scene.terrain.visual_material",
     "scene.height_scanner",
     "observations.policy.height_scan",
+    "observations.critic.privileged_critic.height_scan",
     "curriculum.terrain_levels",
     "rewards.base_height_l2.params.sensor_cfg",
     "rewards.flat_orientation_l2",
@@ -142,9 +149,11 @@ def test_play_mode_disables_noise_and_pushes_and_leaves_training_alone(task):
         for name, group in _groups(cfg).items():
             assert _terms(group).keys() == _terms(getattr(training.observations, name)).keys()
     # the training config keeps the actor's noise and pushes (play mode does not leak into it); a privileged
-    # critic group is never corrupted
+    # critic group (Go2-Rough-Blind's, or the one presets=privileged_critic selects) is never corrupted
     assert training.observations.policy.enable_corruption
-    assert training.observations.critic is None or not training.observations.critic.enable_corruption
+    critic = training.observations.critic
+    critics = [critic.default, getattr(critic, PRIVILEGED_CRITIC)] if isinstance(critic, PresetCfg) else [critic]
+    assert all(group is None or not group.enable_corruption for group in critics)
     assert any(term.func.__name__ in PUSHES for term in _terms(training.events).values())
     assert training.scene.num_envs > 50
 

@@ -12,8 +12,7 @@ import pytest
 import torch
 from isaaclab.utils import to_dict
 from isaaclab_rl.rsl_rl import check_rsl_rl_version, handle_deprecated_rsl_rl_cfg
-from rsl_rl.algorithms import PPO as RslPPO
-from rsl_rl.algorithms import Distillation
+from rsl_rl.utils import resolve_callable
 from tensordict import TensorDict
 
 from go2_locomotion import pretrained
@@ -60,7 +59,7 @@ def _algorithm(agent, widths: dict[str, int]):
     """RSL-RL's algorithm of an agent config, as its runner builds it (on a stand-in for the environment)."""
     cfg = {**without_idle_symmetry(to_dict(_migrated(agent))), "multi_gpu": None}
     env = SimpleNamespace(num_envs=2, num_actions=ACTIONS)
-    algorithm = {"PPO": RslPPO, "Distillation": Distillation}[cfg["algorithm"]["class_name"]]
+    algorithm = resolve_callable(cfg["algorithm"]["class_name"])  # as RSL-RL's runner resolves it
     return algorithm.construct_algorithm(_obs(widths), env, cfg, "cpu")
 
 

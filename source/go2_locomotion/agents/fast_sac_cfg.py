@@ -7,7 +7,8 @@ one) = gradient_steps x batch_size / (num_envs x num_steps_per_env).
 
 Two settings, chosen with the physics by the same selector: the GPU default (4096 environments) and ``presets=cpu``
 (with ``--num_envs 512``, the CPU recipe's count). The networks are the same in both, so a checkpoint plays back
-under either.
+under either. ``presets=privileged_critic`` points the critic at the privileged ``critic`` group; a PPO teacher can
+fill the replay first (``teacher_*``): docs/training.md "A second learner: FastSAC".
 """
 
 import math
@@ -15,7 +16,10 @@ from dataclasses import MISSING
 
 from isaaclab.utils import configclass
 from isaaclab_rl.rsl_rl import RslRlBaseRunnerCfg, RslRlMLPModelCfg
-from isaaclab_tasks.utils import PresetCfg
+from isaaclab_tasks.utils import PresetCfg, preset
+
+from ..tasks.velocity_env_cfg import PRIVILEGED_CRITIC
+from .rsl_rl_ppo_cfg import Go2FlatPPORunnerCfg, Go2RoughPPORunnerCfg
 
 _LEARNER = "go2_locomotion.fast_sac"
 """The learner's package (named, not imported: the configs stay importable without torch and RSL-RL)."""
@@ -103,6 +107,27 @@ class FastSacAlgorithmCfg:
     policy_frequency: int = 1
     """Actor and temperature step once every this many critic steps."""
     max_grad_norm: float = 10.0
+    teacher_checkpoint: str | None = None
+    """An RSL-RL PPO checkpoint of the same task whose actor (``agent.teacher``, reading the actor's ``policy`` group)
+    acts for the first ``teacher_iterations`` iterations: a path, or ``pretrained`` (the task's shipped policy, as
+    ``--checkpoint pretrained``; ``scripts/train.py`` writes its path into the config). ``None``: no teacher. Only
+    its ``actor_state_dict`` is read, and FastSAC's checkpoints leave the teacher out: a resume inside the teacher
+    phase loads it again from here; after the phase it is loaded but unused (``teacher_iterations=0
+    behavior_cloning_steps=0`` on the resume's command line drops it)."""
+    teacher_iterations: int = 0
+    """Iterations from a run's iteration 0 in which the teacher acts and no gradient step is taken, so the replay
+    fills with its transitions (num_envs x num_steps_per_env per iteration); an integer >= 0, 0: no teacher (today's
+    learner, bit for bit). 125 gives every environment one 20 s episode (1,000 steps / 8 per iteration)."""
+    teacher_action_noise_std: float = 0.3
+    """Std of the Gaussian noise added to the teacher's mean action [raw action units, x 0.25 rad], a finite number
+    >= 0; the sum, clamped to the actor's range (+-``action_scale``), is what the environments execute and the replay
+    stores. About half the shipped Go2-Flat PPO policy's own final std (0.39-0.77): actions around the teacher's for
+    the critics to compare, small enough that the gait it walked under in training holds."""
+    behavior_cloning_steps: int = 0
+    """Adam steps at the end of the teacher phase, before the first RL gradient step, that fit the actor's
+    deterministic action (``action_scale * tanh(mean)``) to the teacher's clamped mean action on ``batch_size``
+    replayed observations each (mean squared error, ``actor_learning_rate``, an optimiser of its own; the first and
+    last losses are logged); an integer >= 0, at most with a teacher. 0: the actor starts fresh."""
 
 
 @configclass
@@ -129,7 +154,9 @@ class Go2RoughFastSacRunnerCfg(RslRlBaseRunnerCfg):
     empirical_normalization = False
     stall_timeout_s: float = 600.0
     """As for PPO: seconds without a finished iteration before the run exits with code 75 (0: off)."""
-    obs_groups = {"actor": ["policy"], "critic": ["policy"]}
+    obs_groups = {"actor": ["policy"], "critic": preset(default=["policy"], **{PRIVILEGED_CRITIC: ["critic"]})}
+    """The actor reads ``policy``; the critic too, or with ``presets=privileged_critic`` the environment's privileged
+    ``critic`` group (the policy's terms without noise, the foot contact forces, the trunk's added mass)."""
     actor = RslRlMLPModelCfg(
         hidden_dims=[512, 256, 128],
         activation="elu",
@@ -138,6 +165,9 @@ class Go2RoughFastSacRunnerCfg(RslRlBaseRunnerCfg):
     )
     critic = TwinQCriticCfg(hidden_dims=[512, 256, 128])
     algorithm = FastSacSettingsCfg()
+    teacher: RslRlMLPModelCfg = Go2RoughPPORunnerCfg().actor
+    """The network of ``algorithm.teacher_checkpoint``: the task's PPO actor, as it is, so its ``actor_state_dict``
+    loads with ``strict=True``; it reads the actor's observation groups and acts by its mean."""
 
 
 @configclass
@@ -150,3 +180,4 @@ class Go2FlatFastSacRunnerCfg(Go2RoughFastSacRunnerCfg):
         self.experiment_name = "go2_flat_fast_sac"
         self.actor.hidden_dims = [128, 128, 128]
         self.critic.hidden_dims = [256, 256, 128]
+        self.teacher = Go2FlatPPORunnerCfg().actor

@@ -8,14 +8,16 @@ actor, twin LayerNorm critics with Polyak targets combined by :data:`CRITIC_RULE
 several gradient steps per collected batch. Design and measurements: docs/design.md "The second learner: FastSAC".
 
 Modules, one concept each: :mod:`.distribution` (the actor's output), :mod:`.critics`, :mod:`.replay` (buffer and
-n-step window), :mod:`.algorithm` (the learner). The agent configs name the classes as ``go2_locomotion.fast_sac:X``;
-``go2_locomotion.training.fast_sac:X`` (runs saved before the package existed) names the same classes.
+n-step window), :mod:`.teacher` (a PPO actor that acts first), :mod:`.algorithm` (the learner). The agent configs
+name the classes as ``go2_locomotion.fast_sac:X``; ``go2_locomotion.training.fast_sac:X`` (runs saved before the
+package existed) names the same classes.
 """
 
 from .algorithm import FastSAC
 from .critics import CRITIC_RULES, CriticRule, TwinQCritic, categorical_projection
 from .distribution import SquashedGaussianDistribution
 from .replay import NStepWindow, ReplayBuffer, replay_memory_bytes
+from .teacher import load_teacher_state, teacher_network
 
 __all__ = [
     "CRITIC_RULES",
@@ -26,5 +28,7 @@ __all__ = [
     "SquashedGaussianDistribution",
     "TwinQCritic",
     "categorical_projection",
+    "load_teacher_state",
     "replay_memory_bytes",
+    "teacher_network",
 ]

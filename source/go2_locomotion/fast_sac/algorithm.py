@@ -1,7 +1,8 @@
 """The FastSAC learner behind RSL-RL's algorithm interface (:class:`FastSAC`, ``algorithm.class_name``).
 
 Episodes cut by the time limit bootstrap from the state before the reset (Isaac Lab keeps no final observation; the
-approximation RSL-RL's PPO makes at a time-out); terminations do not bootstrap.
+approximation RSL-RL's PPO makes at a time-out); terminations do not bootstrap. A PPO teacher (:mod:`.teacher`) may
+act for the first iterations, then behaviour-clone the actor.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from tensordict import TensorDict
 
 from .critics import CRITIC_RULES, TwinQCritic, categorical_projection
 from .replay import NStepWindow, ReplayBuffer
+from .teacher import build_teacher
 
 
 def _each(transform: Callable[[torch.Tensor], torch.Tensor], pair: tuple[torch.Tensor, torch.Tensor]):
@@ -53,6 +55,11 @@ class FastSAC:
         max_grad_norm: float,
         n_step: int = 1,
         critic_rule: str = "clipped",
+        teacher: nn.Module | None = None,
+        teacher_checkpoint: str | None = None,
+        teacher_iterations: int = 0,
+        teacher_action_noise_std: float = 0.0,
+        behavior_cloning_steps: int = 0,
         multi_gpu_cfg: dict | None = None,
     ) -> None:
         if multi_gpu_cfg is not None:
@@ -61,6 +68,15 @@ class FastSAC:
             raise ValueError(f"critic_rule must be one of {list(CRITIC_RULES)}, got {critic_rule!r}")
         self.critic_rule = CRITIC_RULES[critic_rule]
         """How the twin critics combine in the critic targets and the actor loss (chosen once)."""
+        if teacher is None and (teacher_iterations or behavior_cloning_steps):
+            raise ValueError("teacher_iterations and behavior_cloning_steps need a teacher")
+        self.teacher, self.teacher_checkpoint = teacher, teacher_checkpoint
+        """The PPO actor that acts during the first ``teacher_iterations`` iterations (no part of :meth:`save`), and
+        the checkpoint it was read from."""
+        self.teacher_iterations, self.behavior_cloning_steps = int(teacher_iterations), int(behavior_cloning_steps)
+        self.teacher_action_noise_std = float(teacher_action_noise_std)
+        self.iteration = 0
+        """The runner's iteration being collected: :meth:`update` calls so far (from the checkpoint on a resume)."""
         self.device = device
         self.actor = actor
         self.critic = critic
@@ -96,8 +112,27 @@ class FastSAC:
             widths = {g: obs[g].shape[-1] for g in self._groups}
             self.buffer = ReplayBuffer(self._capacity, widths, self._action_dim, self.device)
         self._obs = obs
-        self._actions = self.actor(obs, stochastic_output=True)
+        if self.teaching:
+            self._actions = self.teacher_actions(obs, self.teacher_action_noise_std)
+            # the actor's distribution at these states, for RSL-RL's log of the policy's std (nothing is sampled)
+            self.actor.distribution.update(self.actor.mlp(self.actor.get_latent(obs)))
+        else:
+            self._actions = self.actor(obs, stochastic_output=True)
         return self._actions
+
+    @property
+    def teaching(self) -> bool:
+        """Whether the teacher acts in the iteration being collected (the first ``teacher_iterations``)."""
+        return self.teacher is not None and self.iteration < self.teacher_iterations
+
+    def teacher_actions(self, obs: TensorDict, noise_std: float) -> torch.Tensor:
+        """The teacher's mean action plus Gaussian noise of ``noise_std`` [action units], clamped to the actor's
+        range (+-``action_scale``)."""
+        actions = self.teacher(obs)  # an RSL-RL model without stochastic_output: its distribution's mean
+        if noise_std > 0:
+            actions = actions + noise_std * torch.randn_like(actions)
+        scale = self.actor.distribution.action_scale
+        return actions.clamp(-scale, scale)
 
     def process_env_step(self, obs: TensorDict, rewards, dones, extras: dict) -> None:
         """Store the transition ``(s, a, r, s', terminated)`` (with n-step returns: that of the step ``n_step`` - 1
@@ -130,7 +165,11 @@ class FastSAC:
         return self.actor.distribution.sample_with_log_prob()
 
     def update(self) -> dict[str, float]:
-        """``gradient_steps`` gradient steps on replayed batches once ``learning_starts`` transitions are stored."""
+        """``gradient_steps`` gradient steps on replayed batches once ``learning_starts`` transitions are stored.
+        No step while the teacher acts; at the end of its last iteration, behaviour cloning (:meth:`behavior_clone`)."""
+        teaching, self.iteration = self.teaching, self.iteration + 1
+        if teaching:
+            return self.behavior_clone() if not self.teaching and self.behavior_cloning_steps else {}
         if self.buffer is None or self.buffer.size < self.learning_starts:
             return {}
         with torch.no_grad():  # the target critics normalise as the critics do (statistics are buffers)
@@ -177,6 +216,26 @@ class FastSAC:
             "entropy_estimate": totals["entropy"] / max(actor_steps, 1),
             "temperature": self.alpha,
         }
+
+    def behavior_clone(self) -> dict[str, float]:
+        """``behavior_cloning_steps`` Adam steps (an optimiser of its own at the actor's learning rate) of the mean
+        squared error between the actor's deterministic action and the teacher's clamped mean action on
+        ``batch_size`` replayed observations each; the first and last losses."""
+        if self.buffer is None or self.buffer.size == 0:
+            raise RuntimeError("behaviour cloning needs the teacher's transitions in the replay buffer")
+        optimizer = torch.optim.Adam(self.actor.parameters(), lr=self.learning_rate)
+        losses = []
+        for _ in range(self.behavior_cloning_steps):
+            obs = self.buffer.sample(self.batch_size)["obs"]
+            with torch.no_grad():
+                target = self.teacher_actions(obs, 0.0)
+            loss = nn.functional.mse_loss(self.actor(obs), target)
+            optimizer.zero_grad(set_to_none=True)
+            loss.backward()
+            nn.utils.clip_grad_norm_(self.actor.parameters(), self.max_grad_norm)
+            optimizer.step()
+            losses.append(loss.item())
+        return {"behavior_cloning_first": losses[0], "behavior_cloning": losses[-1]}
 
     @torch.no_grad()
     def critic_targets(self, batch: dict, alpha: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -262,6 +321,8 @@ class FastSAC:
             self.critic_optimizer.load_state_dict(optimizers["critic"])
             if self.alpha_optimizer is not None and optimizers.get("alpha") is not None:
                 self.alpha_optimizer.load_state_dict(optimizers["alpha"])
+        if load_cfg.get("iteration") and "iter" in loaded_dict:  # the runner continues at the next iteration
+            self.iteration = int(loaded_dict["iter"]) + 1
         return bool(load_cfg.get("iteration", False))
 
     def broadcast_parameters(self) -> None:
@@ -270,15 +331,27 @@ class FastSAC:
     @staticmethod
     def construct_algorithm(obs: TensorDict, env, cfg: dict, device: str) -> FastSAC:
         """Build the actor (RSL-RL's ``MLPModel`` with :class:`SquashedGaussianDistribution`), the twin critics
-        and the learner from the runner config dict, as RSL-RL's PPO does from its own."""
+        and the learner from the runner config dict, as RSL-RL's PPO does from its own; with ``teacher_iterations``
+        > 0 also the teacher (``agent.teacher`` with ``teacher_checkpoint``'s actor, :func:`.teacher.build_teacher`),
+        which reads the actor's observation groups."""
         alg_class, alg_cfg = resolve_class(cfg["algorithm"])
         actor_class, actor_cfg = resolve_class(cfg["actor"])
         critic_class, critic_cfg = resolve_class(cfg["critic"])
         cfg["obs_groups"] = resolve_obs_groups(obs, cfg["obs_groups"], ["actor", "critic"])
         actor = actor_class(obs, cfg["obs_groups"], "actor", env.num_actions, **actor_cfg).to(device)
         critic = critic_class(obs, cfg["obs_groups"], "critic", env.num_actions, **critic_cfg).to(device)
+        teacher = None
+        if alg_cfg.get("teacher_iterations", 0) > 0:
+            path = alg_cfg.get("teacher_checkpoint")
+            teacher = build_teacher(cfg.get("teacher"), path, obs, actor.obs_groups, env.num_actions, device)
         return alg_class(
-            actor, critic, num_envs=env.num_envs, device=device, multi_gpu_cfg=cfg.get("multi_gpu"), **alg_cfg
+            actor,
+            critic,
+            num_envs=env.num_envs,
+            device=device,
+            teacher=teacher,
+            multi_gpu_cfg=cfg.get("multi_gpu"),
+            **alg_cfg,
         )
 
 

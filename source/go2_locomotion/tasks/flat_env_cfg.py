@@ -11,7 +11,7 @@ from isaaclab.utils import configclass
 
 from ..assets.go2 import GROUND_USD
 from . import mdp
-from .velocity_env_cfg import Go2RoughEnvCfg
+from .velocity_env_cfg import PRIVILEGED_CRITIC, Go2RoughEnvCfg
 
 
 @configclass
@@ -32,6 +32,8 @@ class Go2FlatEnvCfg(Go2RoughEnvCfg):
         self.scene.terrain.visual_material = None
         self.scene.height_scanner = None
         self.observations.policy.height_scan = None
+        # the privileged critic group (presets=privileged_critic), a preset until the command line resolves it
+        getattr(self.observations.critic, PRIVILEGED_CRITIC).height_scan = None
         self.curriculum.terrain_levels = None
 
         # Trunk height is measured from the plane (z = 0) rather than from a height scan.

@@ -35,7 +35,7 @@ from isaaclab_newton.physics import MJWarpSolverCfg, NewtonCfg, NewtonCollisionP
 from isaaclab_ov.physics import OvPhysxCfg
 from isaaclab_physx.physics import PhysxCfg
 from isaaclab_physx.sim.spawners.materials import PhysxRigidBodyMaterialCfg
-from isaaclab_tasks.utils import PresetCfg
+from isaaclab_tasks.utils import PresetCfg, preset
 
 from ..assets.go2 import GO2_CFG, STANDING_BASE_HEIGHT
 from ..assets.go2_description import FOOT_BODIES, TOTAL_MASS
@@ -327,6 +327,11 @@ class ActionsCfg:
 GO2_WEIGHT = TOTAL_MASS * -SimulationCfg().gravity[2]
 """The Go2's weight [N]: the unit of the critic's foot contact forces (a foot standing carries about a quarter)."""
 
+PRIVILEGED_CRITIC = "privileged_critic"
+"""The preset name (``presets=privileged_critic``) that gives Go2-Rough and Go2-Flat the privileged ``critic``
+observation group (:class:`ObservationsCfg.CriticCfg`) and points the FastSAC critic at it; PPO's configs do not name
+it, so their critic stays on ``policy`` (RSL-RL stores the extra group, unread)."""
+
 BLIND_HISTORY = 10
 """Policy steps a blind actor sees [-]: 0.2 s, about one swing of a foot (``GAIT_PERIOD`` / 2 = 0.25 s), long enough
 to feel a front foot strike a riser and lift it again; HIMLoco's Go2 history is 6 steps."""
@@ -336,8 +341,9 @@ to feel a front foot strike a riser and lift it again; HIMLoco's Go2 history is 
 class ObservationsCfg:
     """Observation groups: ``policy`` (the actor's; the critic's too unless the agent's ``obs_groups`` maps ``critic``
     to the privileged ``critic`` group: asymmetric actor-critic) and ``teacher`` (a distillation teacher's input).
-    Go2-Rough-Blind sets ``critic`` and ``teacher``; elsewhere they are ``None``, since RSL-RL's rollout storage keeps
-    every group the environment returns, read or not."""
+    Go2-Rough-Blind sets ``critic`` and ``teacher``; elsewhere they are ``None`` (``critic`` until
+    ``presets=privileged_critic`` selects it), since RSL-RL's rollout storage keeps every group the environment
+    returns, read or not."""
 
     @configclass
     class PolicyCfg(ObsGroup):
@@ -405,7 +411,8 @@ class ObservationsCfg:
             self.history_order = "time"
 
     policy: PolicyCfg = PolicyCfg()
-    critic: CriticCfg | None = None
+    critic: CriticCfg | None = preset(default=None, **{PRIVILEGED_CRITIC: CriticCfg()})
+    """``None`` by default; :class:`CriticCfg` with ``presets=privileged_critic`` (:data:`PRIVILEGED_CRITIC`)."""
     teacher: PolicyCfg | None = None
 
 

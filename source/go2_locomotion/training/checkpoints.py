@@ -92,6 +92,23 @@ def resolve_checkpoint(checkpoint: str, *, root: Path, task: str, agent: str = A
     return path
 
 
+def resolve_teacher_checkpoint(agent_cfg, task: str) -> None:
+    """``agent.algorithm.teacher_checkpoint=pretrained`` (FastSAC's PPO teacher) becomes the path of ``task``'s
+    shipped policy, the file ``--checkpoint pretrained`` plays, so that the run's ``params/agent.yaml`` names the
+    file and a resume inside the teacher phase loads it again. Any other value is left as it is.
+
+    Raises:
+        UsageError: If ``task`` ships no policy.
+    """
+    algorithm = getattr(agent_cfg, "algorithm", None)
+    if getattr(algorithm, "teacher_checkpoint", None) != pretrained.KEYWORD:
+        return
+    try:
+        algorithm.teacher_checkpoint = str(pretrained.checkpoint(task))
+    except pretrained.NoPretrainedPolicy as error:
+        raise UsageError(f"agent.algorithm.teacher_checkpoint=pretrained: {error}") from None
+
+
 def write_atomically(data: dict, path: Path | str) -> None:
     """``torch.save`` to a temporary file in the same folder, flush and fsync it, then rename it over ``path`` (and
     fsync the folder): a reader, or a resume after a kill at any moment, sees the old file or the complete new one.

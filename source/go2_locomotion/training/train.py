@@ -22,7 +22,7 @@ from ..assets.go2_description import JOINT_NAMES
 from ..envs import physics_record
 from ..errors import UsageError, exit_on_usage_error, usage_errors_exit
 from . import curriculum_state, preflight, warm_start
-from .checkpoints import check_compatible, check_resumable, log_root
+from .checkpoints import check_compatible, check_resumable, log_root, resolve_teacher_checkpoint
 from .cli import make_parser, parse_args
 from .learners import LEARNERS, Learner, learner_of
 from .plan import RESUME_AUTO, RESUME_CHECKPOINT, RunPlan, plan_run
@@ -106,6 +106,7 @@ def _train(argv: list[str] | None) -> int:
     cpu_ranks = check_distributed_args(args, resume)
     warm_arg = warm_start_argument(args, resume, overrides)
     env_cfg, agent_cfg, launch_args = _configs(task, args, overrides, cpu_ranks)
+    resolve_teacher_checkpoint(agent_cfg, training_id(task))
     problems = preflight.validate(env_cfg, agent_cfg)
     if problems:
         raise UsageError(*problems)

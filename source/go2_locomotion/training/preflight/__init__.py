@@ -22,7 +22,7 @@ from .geometry import (
     rollout_storage_bytes,
     tensor_bytes,
 )
-from .widths import config_observation_term_widths, config_observation_widths
+from .widths import config_observation_term_widths, config_observation_widths, observation_groups
 
 __all__ = [
     "DistillationGeometry",
@@ -87,7 +87,7 @@ def validate(env_cfg, agent_cfg) -> list[str]:
 
 def _check_observation_groups(check: Checker, env_cfg) -> None:
     obs_groups = check.value("agent.obs_groups")
-    available = _observation_groups(env_cfg)
+    available = set(observation_groups(env_cfg))
     if not isinstance(obs_groups, dict):
         check.fail("agent.obs_groups", "a mapping of roles to lists of observation groups", obs_groups)
         return
@@ -103,11 +103,6 @@ def _check_observation_groups(check: Checker, env_cfg) -> None:
                     f"agent.obs_groups.{role} must name observation groups of the task {sorted(available)}, "
                     f"got {group!r}"
                 )
-
-
-def _observation_groups(env_cfg) -> set[str]:
-    observations = env_cfg.observations
-    return {name for name, group in vars(observations).items() if group is not None and not name.startswith("_")}
 
 
 def is_fast_sac(agent_cfg) -> bool:

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import math
 
+from ...errors import UsageError
 from .checker import MISSING_VALUE, Checker
+from .widths import config_observation_widths
 
-# Imported inside functions: the FastSAC package (torch and RSL-RL: heavy), for its critic rules by name.
+# Imported inside functions: the FastSAC package (torch and RSL-RL: heavy), for its critic rules by name and its
+# teacher's loading; for the teacher's network, Isaac Lab's config conversion and the Go2's joints (MuJoCo): heavy.
 
 _finite = math.isfinite
 
@@ -87,6 +90,69 @@ def check_fast_sac(check: Checker, num_envs: int | None, num_steps: int | None) 
     for name, value in (("learning_starts", starts), ("batch_size", batch)):
         if None not in (value, buffer) and value > buffer:
             check.problems.append(f"{alg}.{name} must be at most buffer_size = {buffer}, got {value}")
+    _check_fast_sac_teacher(check)
+
+
+def _whole(check: Checker, path: str, domain: str) -> int | None:
+    """An integer >= 0 (a whole-number float accepted), or None after a message."""
+    number = check.real(path, domain, lambda x: _finite(x) and x >= 0 and x == int(x))
+    return None if number is None else int(number)
+
+
+def _check_fast_sac_teacher(check: Checker) -> None:
+    """FastSAC's PPO teacher: whole-number phases, a noise std >= 0, and with a teacher a checkpoint whose actor loads
+    into ``agent.teacher`` reading the FastSAC actor's observation."""
+    alg = "agent.algorithm"
+    iterations = _whole(check, f"{alg}.teacher_iterations", "an integer >= 0 (0: no teacher)")
+    cloning = _whole(check, f"{alg}.behavior_cloning_steps", "an integer >= 0 (0: the actor starts fresh)")
+    noise_domain = "a finite number >= 0 [action units]"
+    check.real(f"{alg}.teacher_action_noise_std", noise_domain, lambda x: _finite(x) and x >= 0)
+    path = check.value(f"{alg}.teacher_checkpoint")
+    if iterations == 0 and cloning:
+        check.problems.append(
+            f"{alg}.behavior_cloning_steps needs a teacher ({alg}.teacher_iterations > 0), got {cloning}"
+        )
+    if iterations == 0 and path is not None:
+        check.problems.append(
+            f"{alg}.teacher_checkpoint is set ({path!r}) but {alg}.teacher_iterations is 0: the teacher would never act"
+        )
+    if not iterations:
+        return
+    if not isinstance(path, str):
+        domain = "a PPO checkpoint of the task (a path or 'pretrained') when teacher_iterations > 0"
+        check.fail(f"{alg}.teacher_checkpoint", domain, path)
+        return
+    problem = _teacher_problem(check, path)
+    if problem is not None:
+        check.problems.append(problem)
+
+
+def _teacher_problem(check: Checker, path: str) -> str | None:
+    """Why the checkpoint's actor does not load as the teacher (:func:`~go2_locomotion.fast_sac.load_teacher_state`,
+    into ``agent.teacher`` built on the config's widths), or None; not checked while a group the actor reads has a
+    width known only to the live environment."""
+    import torch
+    from isaaclab.utils import to_dict
+    from tensordict import TensorDict
+
+    from ...assets.go2_description import JOINT_NAMES
+    from ...fast_sac import load_teacher_state, teacher_network
+
+    model_cfg = check.value("agent.teacher")
+    if model_cfg in (None, MISSING_VALUE):
+        return "agent.teacher must be the network of the teacher checkpoint (the task's PPO actor), got missing"
+    groups = check.value("agent.obs_groups")
+    groups = list(groups.get("actor", ["policy"])) if isinstance(groups, dict) else ["policy"]
+    widths = config_observation_widths(check.roots["env"])
+    if any(widths.get(group) is None for group in groups):
+        return None
+    obs = TensorDict({group: torch.zeros(1, widths[group]) for group in groups}, batch_size=[1])
+    cfg = model_cfg if isinstance(model_cfg, dict) else to_dict(model_cfg)
+    try:
+        load_teacher_state(teacher_network(cfg, obs, groups, len(JOINT_NAMES)), path)
+    except UsageError as error:
+        return str(error)
+    return None
 
 
 DISTILLATION_LOSSES = ("mse", "huber")

@@ -5,7 +5,23 @@ from __future__ import annotations
 
 from ...robot.observations import OBSERVATION_TERMS
 
-# Imported inside functions: the deploy manifest (it imports the task configs: Isaac Lab, heavy).
+# Imported inside functions: the deploy manifest (it imports the task configs: Isaac Lab, heavy), Isaac Lab's preset
+# class (heavy).
+
+
+def observation_groups(env_cfg) -> dict:
+    """The observation groups of an environment config, by name. A group still an unresolved preset (the ``critic``
+    of ``presets=privileged_critic`` before a command line selects) counts as its ``default``, what no selector
+    gives."""
+    from isaaclab_tasks.utils import PresetCfg
+
+    groups = {}
+    for name, group in vars(env_cfg.observations).items():
+        if isinstance(group, PresetCfg):
+            group = getattr(group, "default", None)
+        if group is not None and not name.startswith("_"):
+            groups[name] = group
+    return groups
 
 
 def config_observation_term_widths(env_cfg) -> dict[str, dict[str, int | None]]:
@@ -21,9 +37,7 @@ def config_observation_term_widths(env_cfg) -> dict[str, dict[str, int | None]]:
     from ...export.manifest import observation_format_name  # Isaac Lab task configs: heavy
 
     widths: dict[str, dict[str, int | None]] = {}
-    for group_name, group in vars(env_cfg.observations).items():
-        if group is None or group_name.startswith("_"):
-            continue
+    for group_name, group in observation_groups(env_cfg).items():
         terms: dict[str, int | None] = {}
         for term_name, term in vars(group).items():
             func = getattr(term, "func", None)
