@@ -3,6 +3,7 @@
 it does not have), the FastSAC critic reads it and the replay stores it; without the preset nothing changes; PPO's
 configs do not name it, so its critic stays on ``policy``."""
 
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -38,8 +39,9 @@ def _terms(group) -> list[str]:
     return [name for name, term in vars(group).items() if hasattr(term, "func")]
 
 
-def test_the_preset_name_is_the_documented_one():
-    assert PRIVILEGED_CRITIC == "privileged_critic"
+def test_the_guide_names_the_preset_the_configs_answer_to():
+    guide = (Path(__file__).parents[2] / "docs" / "training.md").read_text()
+    assert f"presets={PRIVILEGED_CRITIC}" in guide and f"presets=cpu,{PRIVILEGED_CRITIC}" in guide
 
 
 @pytest.mark.parametrize("task", POLICY_WIDTHS)
