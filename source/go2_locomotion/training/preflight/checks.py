@@ -42,11 +42,7 @@ def check_ppo(check: Checker, num_envs: int | None, num_steps: int | None) -> No
     for name in ("entropy_coef", "value_loss_coef"):
         check.real(f"agent.algorithm.{name}", "a finite number >= 0", lambda x: _finite(x) and x >= 0)
     if check.value("agent.algorithm.critic_warmup_iterations") is not MISSING_VALUE:  # Go2PPO's (training/ppo.py)
-        check.real(
-            "agent.algorithm.critic_warmup_iterations",
-            "an integer >= 0 (0: no critic warm-up)",
-            lambda x: _finite(x) and x >= 0 and x == int(x),
-        )
+        _whole(check, "agent.algorithm.critic_warmup_iterations", "an integer >= 0 (0: no critic warm-up)")
     _check_init_std(check, "agent.actor")
 
 
