@@ -64,6 +64,6 @@ def test_distillation_from_the_shipped_teacher_then_ppo_from_its_student(tmp_pat
     assert (record["loads"], record["source_task"], record["checkpoint"]) == (
         "student",
         "Go2-Rough-Blind",
-        str(distilled),
+        distilled.relative_to(tmp_path).as_posix(),  # named relative to the working directory, as typed
     )
     assert [path.name for path in list_checkpoints(run)] == ["model_0.pt"]

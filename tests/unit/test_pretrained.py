@@ -74,6 +74,17 @@ def test_shipped_files_name_no_machine_path():
             assert marker not in content, (path, marker)
 
 
+def test_reports_name_a_run_folder_relative_to_the_working_directory(tmp_path, monkeypatch):
+    """`--checkpoint latest` resolves to an absolute path under logs/; the report names it as the user would
+    (logs/...), and a path outside the working directory as given."""
+    monkeypatch.chdir(tmp_path)
+    inside = tmp_path / "logs" / "rsl_rl" / "go2_flat" / "run" / "model_5.pt"
+    assert pretrained.recorded_path(inside) == "logs/rsl_rl/go2_flat/run/model_5.pt"
+    assert pretrained.recorded_path("logs/x/model_5.pt") == "logs/x/model_5.pt"
+    outside = tmp_path.parent / "elsewhere" / "model_5.pt"
+    assert pretrained.recorded_path(outside) == str(outside)
+
+
 def test_the_shipped_policy_walks_and_stands_when_told():
     """The goal figures on the default grid (play MDP, 20 s, 4 robots per command in Isaac Lab), on both Isaac Lab
     engines and in MuJoCo from the bundle. Standing still scores 0.43 m/s and 0.23 rad/s here. On Newton two robots

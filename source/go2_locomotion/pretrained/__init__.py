@@ -71,9 +71,12 @@ def output_dir(task: str) -> Path:
 
 
 def recorded_path(path: Path) -> str:
-    """How reports name ``path``: package-relative (``go2_locomotion/pretrained/...``) for a shipped file, so the
-    shipped reports name no machine's folders; as given otherwise."""
+    """How reports name ``path``: package-relative (``go2_locomotion/pretrained/...``) for a shipped file and
+    relative to the working directory for a file under it (``logs/rsl_rl/...``), so reports name no machine's
+    folders; as given otherwise."""
     path = Path(path)
     if is_shipped(path) or path.absolute() == FOLDER:
-        return str(Path(FOLDER.parent.name, FOLDER.name) / path.absolute().relative_to(FOLDER)).replace("\\", "/")
+        return Path(FOLDER.parent.name, FOLDER.name, path.absolute().relative_to(FOLDER)).as_posix()
+    if path.is_absolute() and Path.cwd() in path.parents:
+        return path.relative_to(Path.cwd()).as_posix()
     return str(path)

@@ -318,9 +318,12 @@ def compare_reports(path_a: Path, path_b: Path) -> str:
 def _write_run_report(results: list, out: Path) -> Path:
     best = min(results, key=lambda r: rank_key(r[1]))
     payload = {
-        "best": str(best[0]),
+        "best": pretrained.recorded_path(best[0]),
         "rule": "lowest xy + yaw error over the moving commands, ties: fewer falls",
-        "checkpoints": [{"checkpoint": str(c), "summary": s, "report": str(p)} for c, s, p in results],
+        "checkpoints": [
+            {"checkpoint": pretrained.recorded_path(c), "summary": s, "report": pretrained.recorded_path(p)}
+            for c, s, p in results
+        ],
     }
     out.mkdir(parents=True, exist_ok=True)
     path = out / RUN_REPORT

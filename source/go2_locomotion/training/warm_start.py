@@ -309,7 +309,7 @@ def apply_warm_start(runner, warm: WarmStart, target_layout: dict[str, int]) -> 
 
 def _record(checkpoint: dict, path: Path, source_task: str, kind: str) -> dict:
     return {
-        "checkpoint": str(path),
+        "checkpoint": pretrained.recorded_path(path),
         "sha256": hashlib.sha256(Path(path).read_bytes()).hexdigest(),
         "source_task": source_task,
         "iteration": checkpoint.get("iter"),
