@@ -73,10 +73,18 @@ def _save_teacher(path: Path, actor: MLPModel) -> Path:
 
 def _cfg(with_teacher_keys=True, **algorithm) -> dict:
     """A small FastSAC runner config as RSL-RL gets it. ``with_teacher_keys`` False: the algorithm dict of a run
-    saved before the teacher existed (no ``teacher_*`` or ``behavior_cloning_steps`` keys)."""
+    saved before the teacher and the warm-up existed (no ``teacher_*``, ``behavior_cloning_steps`` or
+    ``critic_warmup_iterations`` keys)."""
     alg = FastSacAlgorithmCfg(batch_size=32, buffer_size=4096, learning_starts=64, gradient_steps=2).to_dict()
     if not with_teacher_keys:
-        for key in ("teacher_checkpoint", "teacher_iterations", "teacher_action_noise_std", "behavior_cloning_steps"):
+        keys = (
+            "teacher_checkpoint",
+            "teacher_iterations",
+            "teacher_action_noise_std",
+            "behavior_cloning_steps",
+            "critic_warmup_iterations",
+        )
+        for key in keys:
             del alg[key]
     alg.update(algorithm)
     mlp = {"class_name": "MLPModel", "hidden_dims": [32, 32], "activation": "elu", "obs_normalization": True}
@@ -212,6 +220,50 @@ def test_without_a_teacher_the_learner_is_bit_for_bit_what_it_was(tmp_path):
         assert _same(actor, other_actor) and _same(critic, other_critic) and losses == other_losses
 
 
+# -- the critic warm-up ------------------------------------------------------------------------------------------
+
+
+def test_after_the_teacher_the_warmup_trains_the_critics_while_the_cloned_actor_acts_unchanged(tmp_path):
+    """Teacher 2 iterations, cloning 50 steps, warm-up 2: iterations 3 and 4 take their 2 critic steps each and
+    leave the cloned actor and the temperature exactly as cloning left them, while that actor (not the teacher,
+    whose mean is [0.7, 9.0]) acts; iteration 5 moves the actor."""
+    path = _save_teacher(tmp_path / "teacher.pt", _ppo_actor(bias=[0.7, 9.0]))
+    settings = {"teacher_checkpoint": str(path), "teacher_iterations": 2, "teacher_action_noise_std": 0.0}
+    learner = _learner(behavior_cloning_steps=50, critic_warmup_iterations=2, **settings)
+    generator = torch.Generator().manual_seed(0)
+    _iteration(learner, generator)
+    assert set(_iteration(learner, generator)) == {"behavior_cloning_first", "behavior_cloning"}
+    cloned, log_alpha = _parameters(learner.actor), learner.log_alpha.detach().clone()
+    for n in (1, 2):
+        critic = _parameters(learner.critic)
+        assert learner.holds_actor
+        losses = _iteration(learner, generator)
+        assert learner.updates == 2 * n and losses["actor"] == 0.0 and losses["alpha"] == 0.0
+        assert not _same(critic, _parameters(learner.critic))
+        assert _same(cloned, _parameters(learner.actor)) and torch.equal(learner.log_alpha, log_alpha)
+    stored = learner.buffer.actions[2 * 64 : 4 * 64]  # the warm-up's transitions: the actor's samples
+    assert not torch.isclose(stored, torch.tensor([0.7, 4.0])).all(-1).any()
+    assert not learner.holds_actor
+    _iteration(learner, generator)
+    assert not _same(cloned, _parameters(learner.actor)) and not torch.equal(learner.log_alpha, log_alpha)
+
+
+def test_without_a_teacher_the_warmup_holds_the_actor_for_the_first_iterations_and_a_resume_does_not_repeat_it():
+    """Warm-up 1 and learning_starts 64 (one iteration of 4 x 16): the first update steps the critics alone; the
+    second moves the actor. A run resumed from the runner's iteration 0 (the first) continues at 1: no warm-up."""
+    learner = _learner(critic_warmup_iterations=1)
+    generator = torch.Generator().manual_seed(0)
+    actor = _parameters(learner.actor)
+    losses = _iteration(learner, generator)
+    assert learner.updates == 2 and losses["critic"] > 0 and _same(actor, _parameters(learner.actor))
+    _iteration(learner, generator)
+    assert not _same(actor, _parameters(learner.actor))
+    resumed = _learner(critic_warmup_iterations=1)
+    assert resumed.holds_actor
+    resumed.load({**learner.save(), "iter": 0}, None, True)
+    assert resumed.iteration == 1 and not resumed.holds_actor
+
+
 # -- checkpoints ---------------------------------------------------------------------------------------------------
 
 
@@ -309,6 +361,7 @@ def _problems(**algorithm) -> list[str]:
 
 
 BAD = [
+    *[("critic_warmup_iterations", v, "an integer >= 0 (0: no critic warm-up)") for v in (-1, 1.5, math.nan, "20")],
     *[("teacher_iterations", v, "an integer >= 0 (0: no teacher)") for v in (-1, 2.5, True, math.nan, math.inf, "3")],
     *[
         ("behavior_cloning_steps", v, "an integer >= 0 (0: the actor starts fresh)")

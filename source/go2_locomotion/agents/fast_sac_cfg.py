@@ -128,6 +128,12 @@ class FastSacAlgorithmCfg:
     deterministic action (``action_scale * tanh(mean)``) to the teacher's clamped mean action on ``batch_size``
     replayed observations each (mean squared error, ``actor_learning_rate``, an optimiser of its own; the first and
     last losses are logged); an integer >= 0, at most with a teacher. 0: the actor starts fresh."""
+    critic_warmup_iterations: int = 0
+    """Iterations right after the teacher's phase (from iteration 0 without a teacher) in which only the critics
+    step; the actor and the temperature stay as they are, and the actor acts. An integer >= 0; 0: the actor steps
+    from the first gradient step (as before). The cloned actor of run E1 walked (default grid xy 0.11 m/s, 2 of 52
+    falls) until its first FastSAC iteration beside fresh critics, after which 21 of 52 fell (docs/learning.md,
+    "FastSAC: a cloned gait and the first update")."""
 
 
 @configclass

@@ -60,6 +60,7 @@ class FastSAC:
         teacher_iterations: int = 0,
         teacher_action_noise_std: float = 0.0,
         behavior_cloning_steps: int = 0,
+        critic_warmup_iterations: int = 0,
         multi_gpu_cfg: dict | None = None,
     ) -> None:
         if multi_gpu_cfg is not None:
@@ -75,6 +76,7 @@ class FastSAC:
         the checkpoint it was read from."""
         self.teacher_iterations, self.behavior_cloning_steps = int(teacher_iterations), int(behavior_cloning_steps)
         self.teacher_action_noise_std = float(teacher_action_noise_std)
+        self.critic_warmup_iterations = int(critic_warmup_iterations)
         self.iteration = 0
         """The runner's iteration being collected: :meth:`update` calls so far (from the checkpoint on a resume)."""
         self.device = device
@@ -125,6 +127,12 @@ class FastSAC:
         """Whether the teacher acts in the iteration being collected (the first ``teacher_iterations``)."""
         return self.teacher is not None and self.iteration < self.teacher_iterations
 
+    @property
+    def holds_actor(self) -> bool:
+        """Whether the next :meth:`update` trains the critics alone: the ``critic_warmup_iterations`` iterations
+        that follow the teacher's phase (the first ones of a run without a teacher)."""
+        return self.iteration < self.teacher_iterations + self.critic_warmup_iterations
+
     def teacher_actions(self, obs: TensorDict, noise_std: float) -> torch.Tensor:
         """The teacher's mean action plus Gaussian noise of ``noise_std`` [action units], clamped to the actor's
         range (+-``action_scale``)."""
@@ -166,8 +174,9 @@ class FastSAC:
 
     def update(self) -> dict[str, float]:
         """``gradient_steps`` gradient steps on replayed batches once ``learning_starts`` transitions are stored.
-        No step while the teacher acts; at the end of its last iteration, behaviour cloning (:meth:`behavior_clone`)."""
-        teaching, self.iteration = self.teaching, self.iteration + 1
+        No step while the teacher acts; at the end of its last iteration, behaviour cloning (:meth:`behavior_clone`).
+        While :attr:`holds_actor`, the critics step and the actor and the temperature stay as they are."""
+        teaching, holds_actor, self.iteration = self.teaching, self.holds_actor, self.iteration + 1
         if teaching:
             return self.behavior_clone() if not self.teaching and self.behavior_cloning_steps else {}
         if self.buffer is None or self.buffer.size < self.learning_starts:
@@ -188,7 +197,7 @@ class FastSAC:
             totals["critic"] += critic_loss.item()
             totals["q"] += q1.mean().item()
 
-            if self.updates % self.policy_frequency == 0:
+            if not holds_actor and self.updates % self.policy_frequency == 0:
                 actor_loss, log_prob = self.actor_loss(batch["obs"], alpha)
                 self.actor_optimizer.zero_grad(set_to_none=True)
                 actor_loss.backward()

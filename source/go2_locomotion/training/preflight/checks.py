@@ -42,7 +42,7 @@ def check_ppo(check: Checker, num_envs: int | None, num_steps: int | None) -> No
     for name in ("entropy_coef", "value_loss_coef"):
         check.real(f"agent.algorithm.{name}", "a finite number >= 0", lambda x: _finite(x) and x >= 0)
     if check.value("agent.algorithm.critic_warmup_iterations") is not MISSING_VALUE:  # Go2PPO's (training/ppo.py)
-        _whole(check, "agent.algorithm.critic_warmup_iterations", "an integer >= 0 (0: no critic warm-up)")
+        _check_critic_warmup(check)
     _check_init_std(check, "agent.actor")
 
 
@@ -70,6 +70,7 @@ def check_fast_sac(check: Checker, num_envs: int | None, num_steps: int | None) 
     check.positive_int(f"{alg}.policy_frequency")
     check.positive_int(f"{alg}.n_step")
     check.one_of(f"{alg}.critic_rule", tuple(CRITIC_RULES))
+    _check_critic_warmup(check)
     atoms = check.positive_int("agent.critic.num_atoms")
     if atoms is not None and atoms > 1:
         low = check.real("agent.critic.v_min", "a finite number", _finite)
@@ -87,6 +88,11 @@ def check_fast_sac(check: Checker, num_envs: int | None, num_steps: int | None) 
         if None not in (value, buffer) and value > buffer:
             check.problems.append(f"{alg}.{name} must be at most buffer_size = {buffer}, got {value}")
     _check_fast_sac_teacher(check)
+
+
+def _check_critic_warmup(check: Checker) -> None:
+    """Both learners' critic warm-up (PPO's Go2PPO, FastSAC): a whole number of iterations."""
+    _whole(check, "agent.algorithm.critic_warmup_iterations", "an integer >= 0 (0: no critic warm-up)")
 
 
 def _whole(check: Checker, path: str, domain: str) -> int | None:
