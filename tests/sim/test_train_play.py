@@ -283,7 +283,7 @@ def _summary(run: Path) -> dict:
     return json.loads((run / "run_summary.json").read_text())
 
 
-def test_run_summary_after_a_one_iteration_run(rough_run):
+def test_run_summary_after_a_one_iteration_run(rough_run, workdir):
     summary = _summary(rough_run)
     assert summary["task"] == "Go2-Rough" and summary["exit_status"] == "completed"
     assert summary["versions"] == package_versions("go2_locomotion", "isaaclab", "rsl-rl-lib", "torch")
@@ -297,7 +297,9 @@ def test_run_summary_after_a_one_iteration_run(rough_run):
     assert 0 < summary["mean_learning_time_s"] < summary["wall_clock_s"]
     busy = summary["mean_collection_time_s"] + summary["mean_learning_time_s"]
     assert summary["throughput_env_steps_per_s"] == pytest.approx(8 * 24 / busy)
-    assert summary["checkpoints"] == [str(rough_run / "model_0.pt")]
+    # named relative to the working directory the run was started in: logs/rsl_rl/go2_rough/<run>/model_0.pt
+    assert summary["checkpoints"] == [f"logs/rsl_rl/go2_rough/{rough_run.name}/model_0.pt"]
+    assert (workdir / summary["checkpoints"][0]).is_file()
     assert summary["geometry"]["observation_widths"] == {"policy": 237}
     # the run's 0.2 s episodes (10 policy steps) end inside its 24-step iteration, so the episode figures exist
     assert 0 < summary["last_mean_episode_length"] <= 10
@@ -388,5 +390,5 @@ def test_sigint_saves_a_checkpoint_and_the_summary(tmp_path):
     assert summary["exit_status"] == "interrupted"
     last = summary["last_iteration"]
     assert 1 <= last < 199 and summary["iterations_completed"] == last + 1
-    assert summary["checkpoints"][-1] == str(run / f"model_{last}.pt")
+    assert summary["checkpoints"][-1] == f"logs/rsl_rl/go2_flat/{run.name}/model_{last}.pt"  # under the cwd
     assert torch.load(run / f"model_{last}.pt", weights_only=True)["iter"] == last

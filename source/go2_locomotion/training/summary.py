@@ -17,6 +17,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..pretrained import recorded_path
 from ..versions import package_versions
 from .checkpoints import list_checkpoints
 from .preflight import RolloutGeometry
@@ -125,7 +126,7 @@ class RunRecorder:
             "throughput_env_steps_per_s": g.global_transitions * iterations / busy if busy > 0 else None,
             "last_mean_reward": self.last_mean_reward,
             "last_mean_episode_length": self.last_mean_episode_length,
-            "checkpoints": [str(p) for p in list_checkpoints(self.log_dir)],
+            "checkpoints": [recorded_path(p) for p in list_checkpoints(self.log_dir)],  # no machine's folders
             "geometry": g.as_dict(),
             "attempts": attempts,
         }
