@@ -82,6 +82,7 @@ def _cfg(with_teacher_keys=True, **algorithm) -> dict:
             "teacher_iterations",
             "teacher_action_noise_std",
             "behavior_cloning_steps",
+            "behavior_cloning_learning_rate",
             "critic_warmup_iterations",
         )
         for key in keys:
@@ -174,15 +175,15 @@ def test_a_trained_teacher_s_actions_reach_the_replay_through_its_network(tmp_pa
     assert float(expected.abs().max()) > 0.1  # a network that does not output zero
 
 
-def test_behaviour_cloning_fits_the_actor_to_the_teacher_on_held_out_states(tmp_path):
-    """3 teacher iterations fill the replay (3 x 8 x 64 = 1,536 transitions), then 150 Adam steps: the squared error
-    between the actor's deterministic action and the teacher's mean on 1,000 states never replayed falls from the
-    fresh actor's ~0.6 to under 0.005 (measured 0.59 -> 0.0003); the critics do not move."""
+def _cloning(tmp_path, **rates) -> tuple[float, float, dict, FastSAC, list]:
+    """3 teacher iterations fill the replay (3 x 8 x 64 = 1,536 transitions), then 150 cloning steps: the squared
+    error between the actor's deterministic action and the teacher's mean on 1,000 states never replayed, before
+    and after; the cloning's losses, the learner and its critics' parameters before."""
     torch.manual_seed(0)
     teacher = _ppo_actor()
     path = _save_teacher(tmp_path / "teacher.pt", teacher)
     settings = {"teacher_checkpoint": str(path), "teacher_iterations": 3, "teacher_action_noise_std": 0.0}
-    learner = _learner(64, behavior_cloning_steps=150, batch_size=128, actor_learning_rate=3e-3, **settings)
+    learner = _learner(64, behavior_cloning_steps=150, batch_size=128, **settings, **rates)
     generator = torch.Generator().manual_seed(1)
     held_out = _obs(torch.randn(1000, WIDTH, generator=generator))
 
@@ -193,11 +194,27 @@ def test_behaviour_cloning_fits_the_actor_to_the_teacher_on_held_out_states(tmp_
     before, critic = error(), _parameters(learner.critic)
     assert _iteration(learner, generator, 8, 64) == {} and _iteration(learner, generator, 8, 64) == {}
     losses = _iteration(learner, generator, 8, 64)
-    after = error()
+    return before, error(), losses, learner, critic
+
+
+def test_behaviour_cloning_fits_the_actor_to_the_teacher_on_held_out_states(tmp_path):
+    """Adam at 3e-3: the held-out error falls from the fresh actor's ~0.6 to under 0.005 (measured 0.59 -> 0.0003);
+    the critics do not move."""
+    before, after, losses, learner, critic = _cloning(tmp_path, actor_learning_rate=3e-3)
     assert set(losses) == {"behavior_cloning_first", "behavior_cloning"}
     assert losses["behavior_cloning"] < losses["behavior_cloning_first"] / 100
     assert before > 0.3 and after < 0.005 and after < before / 100, (before, after)
     assert _same(critic, _parameters(learner.critic)) and learner.updates == 0
+
+
+def test_behaviour_cloning_takes_its_own_learning_rate_when_set(tmp_path):
+    """The actor's RL rate 1e-7: cloning at that rate barely moves the actor; at behavior_cloning_learning_rate 3e-3
+    it fits as above, and the RL steps keep 1e-7."""
+    before, after, *_ = _cloning(tmp_path, actor_learning_rate=1e-7)
+    assert after > 0.9 * before > 0.27, (before, after)
+    before, after, _, learner, _ = _cloning(tmp_path, actor_learning_rate=1e-7, behavior_cloning_learning_rate=3e-3)
+    assert after < 0.005 < 0.3 < before, (before, after)
+    assert learner.actor_optimizer.param_groups[0]["lr"] == 1e-7
 
 
 def test_without_a_teacher_the_learner_is_bit_for_bit_what_it_was(tmp_path):
@@ -361,6 +378,10 @@ def _problems(**algorithm) -> list[str]:
 
 
 BAD = [
+    *[
+        ("behavior_cloning_learning_rate", v, "a finite number > 0 or None (actor_learning_rate)")
+        for v in (0.0, -1e-3, math.inf, "1e-3")
+    ],
     *[("critic_warmup_iterations", v, "an integer >= 0 (0: no critic warm-up)") for v in (-1, 1.5, math.nan, "20")],
     *[("teacher_iterations", v, "an integer >= 0 (0: no teacher)") for v in (-1, 2.5, True, math.nan, math.inf, "3")],
     *[

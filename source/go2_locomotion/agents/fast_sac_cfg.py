@@ -126,8 +126,11 @@ class FastSacAlgorithmCfg:
     behavior_cloning_steps: int = 0
     """Adam steps at the end of the teacher phase, before the first RL gradient step, that fit the actor's
     deterministic action (``action_scale * tanh(mean)``) to the teacher's clamped mean action on ``batch_size``
-    replayed observations each (mean squared error, ``actor_learning_rate``, an optimiser of its own; the first and
-    last losses are logged); an integer >= 0, at most with a teacher. 0: the actor starts fresh."""
+    replayed observations each (mean squared error, ``behavior_cloning_learning_rate``, an optimiser of its own; the
+    first and last losses are logged); an integer >= 0, at most with a teacher. 0: the actor starts fresh."""
+    behavior_cloning_learning_rate: float | None = None
+    """Adam's learning rate of the behaviour cloning, a finite number > 0; ``None``: ``actor_learning_rate``. Set
+    it to clone at the usual rate when ``actor_learning_rate`` is lowered for the RL steps that follow."""
     critic_warmup_iterations: int = 0
     """Iterations right after the teacher's phase (from iteration 0 without a teacher) in which only the critics
     step; the actor and the temperature stay as they are, and the actor acts. An integer >= 0; 0: the actor steps

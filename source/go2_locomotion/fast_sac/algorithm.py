@@ -60,6 +60,7 @@ class FastSAC:
         teacher_iterations: int = 0,
         teacher_action_noise_std: float = 0.0,
         behavior_cloning_steps: int = 0,
+        behavior_cloning_learning_rate: float | None = None,
         critic_warmup_iterations: int = 0,
         multi_gpu_cfg: dict | None = None,
     ) -> None:
@@ -76,6 +77,9 @@ class FastSAC:
         the checkpoint it was read from."""
         self.teacher_iterations, self.behavior_cloning_steps = int(teacher_iterations), int(behavior_cloning_steps)
         self.teacher_action_noise_std = float(teacher_action_noise_std)
+        self.behavior_cloning_learning_rate = (
+            actor_learning_rate if behavior_cloning_learning_rate is None else float(behavior_cloning_learning_rate)
+        )
         self.critic_warmup_iterations = int(critic_warmup_iterations)
         self.iteration = 0
         """The runner's iteration being collected: :meth:`update` calls so far (from the checkpoint on a resume)."""
@@ -227,12 +231,12 @@ class FastSAC:
         }
 
     def behavior_clone(self) -> dict[str, float]:
-        """``behavior_cloning_steps`` Adam steps (an optimiser of its own at the actor's learning rate) of the mean
-        squared error between the actor's deterministic action and the teacher's clamped mean action on
+        """``behavior_cloning_steps`` Adam steps (an optimiser of its own at ``behavior_cloning_learning_rate``) of the
+        mean squared error between the actor's deterministic action and the teacher's clamped mean action on
         ``batch_size`` replayed observations each; the first and last losses."""
         if self.buffer is None or self.buffer.size == 0:
             raise RuntimeError("behaviour cloning needs the teacher's transitions in the replay buffer")
-        optimizer = torch.optim.Adam(self.actor.parameters(), lr=self.learning_rate)
+        optimizer = torch.optim.Adam(self.actor.parameters(), lr=self.behavior_cloning_learning_rate)
         losses = []
         for _ in range(self.behavior_cloning_steps):
             obs = self.buffer.sample(self.batch_size)["obs"]

@@ -109,6 +109,9 @@ def _check_fast_sac_teacher(check: Checker) -> None:
     cloning = _whole(check, f"{alg}.behavior_cloning_steps", "an integer >= 0 (0: the actor starts fresh)")
     noise_domain = "a finite number >= 0 [action units]"
     check.real(f"{alg}.teacher_action_noise_std", noise_domain, lambda x: _finite(x) and x >= 0)
+    if check.value(f"{alg}.behavior_cloning_learning_rate") is not None:
+        domain = "a finite number > 0 or None (actor_learning_rate)"
+        check.real(f"{alg}.behavior_cloning_learning_rate", domain, lambda x: _finite(x) and x > 0)
     path = check.value(f"{alg}.teacher_checkpoint")
     if iterations == 0 and cloning:
         check.problems.append(
