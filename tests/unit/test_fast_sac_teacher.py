@@ -175,14 +175,14 @@ def test_a_trained_teacher_s_actions_reach_the_replay_through_its_network(tmp_pa
     assert float(expected.abs().max()) > 0.1  # a network that does not output zero
 
 
-def _cloning(tmp_path, **rates) -> tuple[float, float, dict, FastSAC, list]:
-    """3 teacher iterations fill the replay (3 x 8 x 64 = 1,536 transitions), then 150 cloning steps: the squared
-    error between the actor's deterministic action and the teacher's mean on 1,000 states never replayed, before
-    and after; the cloning's losses, the learner and its critics' parameters before."""
+def _cloning(tmp_path, noise=0.0, **rates) -> tuple[float, float, dict, FastSAC, list]:
+    """3 teacher iterations (action noise ``noise``) fill the replay (3 x 8 x 64 = 1,536 transitions), then 150
+    cloning steps: the squared error between the actor's deterministic action and the teacher's mean on 1,000 states
+    never replayed, before and after; the cloning's losses, the learner and its critics' parameters before."""
     torch.manual_seed(0)
     teacher = _ppo_actor()
     path = _save_teacher(tmp_path / "teacher.pt", teacher)
-    settings = {"teacher_checkpoint": str(path), "teacher_iterations": 3, "teacher_action_noise_std": 0.0}
+    settings = {"teacher_checkpoint": str(path), "teacher_iterations": 3, "teacher_action_noise_std": noise}
     learner = _learner(64, behavior_cloning_steps=150, batch_size=128, **settings, **rates)
     generator = torch.Generator().manual_seed(1)
     held_out = _obs(torch.randn(1000, WIDTH, generator=generator))
@@ -201,10 +201,33 @@ def test_behaviour_cloning_fits_the_actor_to_the_teacher_on_held_out_states(tmp_
     """Adam at 3e-3: the held-out error falls from the fresh actor's ~0.6 to under 0.005 (measured 0.59 -> 0.0003);
     the critics do not move."""
     before, after, losses, learner, critic = _cloning(tmp_path, actor_learning_rate=3e-3)
-    assert set(losses) == {"behavior_cloning_first", "behavior_cloning"}
+    assert set(losses) == {"behavior_cloning_first", "behavior_cloning", "behavior_cloning_std"}
     assert losses["behavior_cloning"] < losses["behavior_cloning_first"] / 100
     assert before > 0.3 and after < 0.005 and after < before / 100, (before, after)
     assert _same(critic, _parameters(learner.critic)) and learner.updates == 0
+
+
+def test_behaviour_cloning_gives_the_clone_the_teacher_s_exploration_noise(tmp_path):
+    """The executed actions were the teacher's mean plus noise of std 0.3 action units: the clone's own samples at
+    1,000 states never replayed spread by 0.3 about its mean (the fresh actor's init_std 0.25 before the squash is
+    ~1 action unit, 0.25 x action_scale 4 at the centre), the mean fits as without noise, and the logged std agrees.
+    Without noise in the replay the clone's std falls towards the distribution's floor: from ~1 to under 0.15 action
+    units in the 150 steps (measured 0.09)."""
+    before, after, losses, learner, _ = _cloning(tmp_path, noise=0.3, actor_learning_rate=3e-3)
+    held_out = _obs(torch.randn(1000, WIDTH, generator=torch.Generator().manual_seed(9)))
+
+    def spread() -> torch.Tensor:
+        with torch.no_grad():
+            learner.actor.distribution.update(learner.actor.mlp(learner.actor.get_latent(held_out)))
+            samples = torch.stack([learner.actor.distribution.sample() for _ in range(200)])
+        return samples.std(dim=0)  # per state and action, over 200 draws
+
+    assert after < 0.005 < 0.3 < before, (before, after)
+    per_state = spread()
+    assert float(per_state.mean()) == pytest.approx(0.3, abs=0.03), float(per_state.mean())
+    assert losses["behavior_cloning_std"] == pytest.approx(0.3, abs=0.03)
+    _, after, losses, learner, _ = _cloning(tmp_path, noise=0.0, actor_learning_rate=3e-3)
+    assert after < 0.005 and float(spread().mean()) < 0.15 and losses["behavior_cloning_std"] < 0.15
 
 
 def test_behaviour_cloning_takes_its_own_learning_rate_when_set(tmp_path):
@@ -249,7 +272,7 @@ def test_after_the_teacher_the_warmup_trains_the_critics_while_the_cloned_actor_
     learner = _learner(behavior_cloning_steps=50, critic_warmup_iterations=2, **settings)
     generator = torch.Generator().manual_seed(0)
     _iteration(learner, generator)
-    assert set(_iteration(learner, generator)) == {"behavior_cloning_first", "behavior_cloning"}
+    assert set(_iteration(learner, generator)) == {"behavior_cloning_first", "behavior_cloning", "behavior_cloning_std"}
     cloned, log_alpha = _parameters(learner.actor), learner.log_alpha.detach().clone()
     for n in (1, 2):
         critic = _parameters(learner.critic)

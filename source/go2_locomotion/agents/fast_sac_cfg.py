@@ -124,10 +124,13 @@ class FastSacAlgorithmCfg:
     stores. About half the shipped Go2-Flat PPO policy's own final std (0.39-0.77): actions around the teacher's for
     the critics to compare, small enough that the gait it walked under in training holds."""
     behavior_cloning_steps: int = 0
-    """Adam steps at the end of the teacher phase, before the first RL gradient step, that fit the actor's
-    deterministic action (``action_scale * tanh(mean)``) to the teacher's clamped mean action on ``batch_size``
-    replayed observations each (mean squared error, ``behavior_cloning_learning_rate``, an optimiser of its own; the
-    first and last losses are logged); an integer >= 0, at most with a teacher. 0: the actor starts fresh."""
+    """Adam steps at the end of the teacher phase, before the first RL gradient step, that fit the actor to the
+    teacher on ``batch_size`` replayed transitions each (``behavior_cloning_learning_rate``, an optimiser of its own):
+    its deterministic action (``action_scale * tanh(mean)``) to the teacher's clamped mean action (mean squared error,
+    first and last logged) and its std to the executed actions' spread (their likelihood with the mean held; the
+    clone's std in action units is logged), so the clone explores as the teacher did. Without the std the clone kept
+    its initial std (~1 action unit, 3x the teacher's noise): docs/learning.md, "FastSAC with a PPO teacher". An
+    integer >= 0, at most with a teacher. 0: the actor starts fresh."""
     behavior_cloning_learning_rate: float | None = None
     """Adam's learning rate of the behaviour cloning, a finite number > 0; ``None``: ``actor_learning_rate``. Set
     it to clone at the usual rate when ``actor_learning_rate`` is lowered for the RL steps that follow."""
@@ -136,7 +139,7 @@ class FastSacAlgorithmCfg:
     step; the actor and the temperature stay as they are, and the actor acts. An integer >= 0; 0: the actor steps
     from the first gradient step (as before). The cloned actor of run E1 walked (default grid xy 0.11 m/s, 2 of 52
     falls) until its first FastSAC iteration beside fresh critics, after which 21 of 52 fell (docs/learning.md,
-    "FastSAC: a cloned gait and the first update")."""
+    "FastSAC with a PPO teacher")."""
 
 
 @configclass

@@ -231,24 +231,36 @@ class FastSAC:
         }
 
     def behavior_clone(self) -> dict[str, float]:
-        """``behavior_cloning_steps`` Adam steps (an optimiser of its own at ``behavior_cloning_learning_rate``) of the
-        mean squared error between the actor's deterministic action and the teacher's clamped mean action on
-        ``batch_size`` replayed observations each; the first and last losses."""
+        """``behavior_cloning_steps`` Adam steps (an optimiser of its own at ``behavior_cloning_learning_rate``) on
+        ``batch_size`` replayed transitions each, of two losses added: the mean squared error between the actor's
+        deterministic action and the teacher's clamped mean action (the mean), and the negative log-likelihood of the
+        executed actions (the teacher's mean plus its ``teacher_action_noise_std``) under the actor's Gaussian with
+        its mean held (the std), so the clone explores as the teacher's transitions in the replay did. Returns the
+        first and last squared errors and the clone's last std in action units at the replayed states."""
         if self.buffer is None or self.buffer.size == 0:
             raise RuntimeError("behaviour cloning needs the teacher's transitions in the replay buffer")
         optimizer = torch.optim.Adam(self.actor.parameters(), lr=self.behavior_cloning_learning_rate)
+        distribution = self.actor.distribution
         losses = []
         for _ in range(self.behavior_cloning_steps):
-            obs = self.buffer.sample(self.batch_size)["obs"]
+            batch = self.buffer.sample(self.batch_size)
             with torch.no_grad():
-                target = self.teacher_actions(obs, 0.0)
-            loss = nn.functional.mse_loss(self.actor(obs), target)
+                target = self.teacher_actions(batch["obs"], 0.0)
+            output = self.actor.mlp(self.actor.get_latent(batch["obs"]))
+            mean_loss = nn.functional.mse_loss(distribution.deterministic_output(output), target)
+            mean, spread = output.unbind(dim=-2)
+            distribution.update(torch.stack((mean.detach(), spread), dim=-2))
+            log_prob, inside = distribution.pre_squash_log_prob(batch["actions"])
+            std_loss = -(log_prob * inside).sum() / inside.sum().clamp(min=1.0)
             optimizer.zero_grad(set_to_none=True)
-            loss.backward()
+            (mean_loss + std_loss).backward()
             nn.utils.clip_grad_norm_(self.actor.parameters(), self.max_grad_norm)
             optimizer.step()
-            losses.append(loss.item())
-        return {"behavior_cloning_first": losses[0], "behavior_cloning": losses[-1]}
+            losses.append(mean_loss.item())
+        with torch.no_grad():  # d(action)/du = action_scale (1 - tanh(mean)^2): the std in action units
+            slope = distribution.action_scale * (1.0 - torch.tanh(mean).square())
+            std = float((distribution.std * slope).mean())
+        return {"behavior_cloning_first": losses[0], "behavior_cloning": losses[-1], "behavior_cloning_std": std}
 
     @torch.no_grad()
     def critic_targets(self, batch: dict, alpha: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:

@@ -52,6 +52,15 @@ class SquashedGaussianDistribution(HeteroscedasticGaussianDistribution):
         log_det = torch.log(self.action_scale * (1.0 - y.square()))
         return (self._distribution.log_prob(u) - log_det).sum(dim=-1)
 
+    def pre_squash_log_prob(self, actions: torch.Tensor, margin: float = 1e-3) -> tuple[torch.Tensor, torch.Tensor]:
+        """Per action, the log-density of ``u = atanh(actions / action_scale)`` under the current Gaussian (before the
+        squash: the squash's Jacobian does not depend on the distribution), and a mask, 1 where the action lies
+        inside the range by more than ``margin`` of it (an action clamped to the range's end carries no density)."""
+        y = actions / self.action_scale
+        inside = (y.abs() < 1.0 - margin).to(actions.dtype)
+        u = torch.atanh(torch.clamp(y, -1.0 + margin, 1.0 - margin))
+        return self._distribution.log_prob(u), inside
+
     def deterministic_output(self, mlp_output: torch.Tensor) -> torch.Tensor:
         return self.action_scale * torch.tanh(mlp_output[..., 0, :])
 
