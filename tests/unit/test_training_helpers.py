@@ -220,13 +220,15 @@ def test_evaluated_runs_compare_by_samples_and_training_wall_clock(tmp_path):
         evaluated_points(tmp_path / "out")
 
 
-def test_runs_compare_at_the_samples_all_reached_with_the_terrain_level(tmp_path):
+@pytest.mark.parametrize("source", ["events", "recorded"])
+def test_runs_compare_at_the_samples_all_reached_with_the_terrain_level(tmp_path, source):
     """Two runs of 4 envs x 8 steps (32 transitions an iteration): 4 and 2 iterations logged, so the comparison
     stops at 64 transitions; in 2 windows, (0, 32] holds iteration 0 and (32, 64] iteration 1 of each. Only the
-    metrics a run logged are tabled (reward and terrain level here), the terrain level gets its panel."""
+    metrics a run logged are tabled (reward and terrain level here), the terrain level gets its panel. The same
+    from runs recorded in docs/: their curves.csv and run_summary.json, no events or configs."""
     from torch.utils.tensorboard import SummaryWriter
 
-    from go2_locomotion.training.curves import compare_by_samples, logged_panels
+    from go2_locomotion.training.curves import compare_by_samples, logged_panels, read_scalars, write_csv
 
     runs = {
         "warm": {0: (1.0, 3.5), 1: (2.0, 3.0), 2: (3.0, 4.0), 3: (4.0, 5.0)},
@@ -241,6 +243,13 @@ def test_runs_compare_at_the_samples_all_reached_with_the_terrain_level(tmp_path
             writer.add_scalar("Train/mean_reward", reward, it)
             writer.add_scalar("Curriculum/terrain_levels", level, it)
         writer.close()
+        if source == "recorded":
+            recorded = tmp_path / "docs" / name
+            recorded.mkdir(parents=True)
+            write_csv(read_scalars(folder), recorded / "curves.csv")
+            (recorded / "run_summary.json").write_text(json.dumps({"samples_per_iteration_global": 32}))
+            assert read_scalars(recorded) == read_scalars(folder)
+            folder = recorded
         folders.append(folder)
     table, png = compare_by_samples(folders, list(runs), tmp_path / "out", windows=2)
     assert table.read_text().splitlines() == [

@@ -47,14 +47,26 @@ def rolling_mean(values: list[float], window: int) -> list[float]:
 
 
 def read_scalars(run_dir: Path) -> dict[str, dict[int, float]]:
-    """All scalars of the run's TensorBoard events: tag -> {iteration: value}."""
+    """All scalars of a run: tag -> {iteration: value}, from its TensorBoard events, or where it has none from the
+    ``curves.csv`` :func:`write_csv` left (a run recorded in docs/, whose events stayed on the machine that ran it)."""
+    run_dir = Path(run_dir)
+    if not list(run_dir.glob("events.out.tfevents.*")):
+        if (run_dir / "curves.csv").is_file():
+            return read_csv(run_dir / "curves.csv")
+        raise UsageError(f"{run_dir} has no TensorBoard events (events.out.tfevents.*) and no curves.csv")
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator  # heavy, read-only use
 
-    if not list(Path(run_dir).glob("events.out.tfevents.*")):
-        raise UsageError(f"{run_dir} has no TensorBoard events (events.out.tfevents.*)")
     events = EventAccumulator(str(run_dir), size_guidance={"scalars": 0})
     events.Reload()
     return {tag: {e.step: e.value for e in events.Scalars(tag)} for tag in events.Tags()["scalars"]}
+
+
+def read_csv(path: Path) -> dict[str, dict[int, float]]:
+    """The scalars of a ``curves.csv`` (:func:`write_csv`): tag -> {iteration: value}, empty cells left out."""
+    with open(path, newline="") as file:
+        rows = list(csv.DictReader(file))
+    tags = [tag for tag in (rows[0] if rows else {}) if tag != "iteration"]
+    return {tag: {int(row["iteration"]): float(row[tag]) for row in rows if row[tag] != ""} for tag in tags}
 
 
 def write_csv(scalars: dict[str, dict[int, float]], path: Path) -> None:
@@ -112,8 +124,11 @@ TABLE_METRICS = {
 
 def samples_per_iteration(run_dir: Path) -> int:
     """Transitions per iteration of a run, from its resolved configs: envs x steps per env (global over ranks is
-    not recorded there, so a distributed run counts one rank)."""
-    params = Path(run_dir) / "params"
+    not recorded there, so a distributed run counts one rank); a run recorded in docs/ without its configs, from
+    its ``run_summary.json`` (global)."""
+    params, summary = Path(run_dir) / "params", Path(run_dir) / "run_summary.json"
+    if not (params / "env.yaml").is_file() and summary.is_file():
+        return int(json.loads(summary.read_text())["samples_per_iteration_global"])
     try:
         env = run_params.load(params / "env.yaml")
         agent = run_params.load(params / "agent.yaml")
