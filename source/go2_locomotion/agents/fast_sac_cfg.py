@@ -79,7 +79,8 @@ class FastSacAlgorithmCfg:
     distributional critics, the distribution with the lower mean) and the actor maximises the lower of the two Q
     values, a pessimism that counters the overestimation a policy builds up by chasing critic errors. ``"independent"``
     (holosoma's FastSAC): each critic learns toward its own target critic (its own projected distribution) and the
-    actor maximises the mean of the two, less pessimistic. ``"clipped"`` is the default: every measured run used it."""
+    actor maximises the mean of the two, less pessimistic. ``"clipped"`` is the default: with ``"independent"`` a cloned
+    gait broke as fast and the run ended worse (run E2, docs/learning.md "FastSAC with a PPO teacher")."""
     tau: float = 0.05
     """Polyak rate of the target critics per gradient step, in (0, 1]."""
     actor_learning_rate: float = 3e-4
