@@ -5,31 +5,17 @@ warm-up does not warm up again."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import pytest
 import torch
+import toy_training as toy
 
 from go2_locomotion.training.checkpoints import newest_loadable_checkpoint
 from go2_locomotion.training.ppo import Go2PPO
 from go2_locomotion.training.preflight import validate
 from go2_locomotion.training.runner import Go2OnPolicyRunner
 
-TOY = Path(__file__).parents[1] / "toy_training.py"
-
-
-def _toy():
-    spec = importlib.util.spec_from_file_location("toy_training", TOY)
-    toy = importlib.util.module_from_spec(spec)
-    sys.modules["toy_training"] = toy
-    spec.loader.exec_module(toy)
-    return toy
-
 
 def _runner(tmp_path, warmup: int) -> Go2OnPolicyRunner:
-    toy = _toy()
     cfg = toy.agent_cfg(1000)
     # the adaptive schedule, which a held actor (KL ~0) would otherwise push up every mini-batch
     cfg["algorithm"].update(

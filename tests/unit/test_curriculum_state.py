@@ -3,17 +3,13 @@ saved into ``infos`` by the package's runner and put back on resume, origins inc
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
 from types import SimpleNamespace
 
 import torch
+import toy_training as toy
 
 from go2_locomotion.training.curriculum_state import curriculum_terrain, restore_levels, saved_levels
 from go2_locomotion.training.runner import Go2OnPolicyRunner
-
-TOY = Path(__file__).parents[1] / "toy_training.py"
 
 
 def _terrain(levels: list[int], types: list[int]):
@@ -54,11 +50,6 @@ def test_only_a_terrain_with_levels_is_a_curriculum():
 
 
 def test_the_runner_saves_the_state_into_infos_and_gives_it_back_on_resume(tmp_path):
-    spec = importlib.util.spec_from_file_location("toy_training", TOY)
-    toy = importlib.util.module_from_spec(spec)
-    sys.modules["toy_training"] = toy
-    spec.loader.exec_module(toy)
-
     def runner():
         return Go2OnPolicyRunner(toy.PointMassEnv(8, seed=1), toy.agent_cfg(1), log_dir=str(tmp_path), device="cpu")
 

@@ -7,11 +7,13 @@ not fit are refused by name.
 
 import pytest
 import torch
+import toy_training as toy
 from rsl_rl.models.mlp_model import MLPModel
 from tensordict import TensorDict
 
 from go2_locomotion.errors import UsageError
 from go2_locomotion.training import warm_start
+from go2_locomotion.training.runner import Go2OnPolicyRunner
 
 FLAT = {"base": 12, "joints": 36, "gait_phase": 2}
 ROUGH = {"base": 12, "joints": 36, "gait_phase": 2, "height_scan": 187}
@@ -102,3 +104,67 @@ def test_a_checkpoint_is_told_by_its_input_width():
     old = {"actor_state_dict": _model(48, [128, 128, 128]).state_dict()}  # before the trot clock
     with pytest.raises(UsageError, match=r"old.pt: its actor reads 48 inputs; accepted are .*Go2-Flat \(50\)"):
         warm_start.source_layout(old, "old.pt", "Go2-Rough")
+
+
+@pytest.mark.parametrize("std_type", ["scalar", "log"])
+def test_the_warm_started_actor_explores_with_the_std_asked_for(std_type):
+    obs = TensorDict({"policy": torch.zeros(4, 50)}, batch_size=[4])
+    distribution = {"class_name": "GaussianDistribution", "init_std": 0.1, "std_type": std_type}
+    actor = MLPModel(obs, {"actor": ["policy"]}, "actor", 12, [32, 32], "elu", False, distribution)
+    mean = _act(actor.eval(), torch.zeros(1, 50))
+    assert warm_start.set_noise_std(actor, 0.4) == pytest.approx(0.1)
+    # the mean action is the checkpoint's; its samples now spread 0.4 on every joint
+    x = torch.zeros(20_000, 50)
+    samples = actor.train()(TensorDict({"policy": x}, batch_size=[20_000]), stochastic_output=True)
+    torch.testing.assert_close(samples.mean(0), mean[0], atol=0.02, rtol=0)
+    torch.testing.assert_close(samples.std(0), torch.full((12,), 0.4), atol=0.01, rtol=0)
+
+
+def test_an_actor_without_a_noise_parameter_is_named():
+    with pytest.raises(TypeError, match="agent.warm_start_noise_std: the actor has no state-independent Gaussian"):
+        warm_start.set_noise_std(_model(50, [16], output=3), 0.4)
+
+
+def test_a_warm_start_sets_the_noise_std_only_when_asked(tmp_path):
+    trained = Go2OnPolicyRunner(toy.PointMassEnv(8, seed=2), toy.agent_cfg(1000), log_dir=str(tmp_path / "a"))
+    trained.learn(2)
+    trained.save(str(tmp_path / "model.pt"))
+    checkpoint = torch.load(tmp_path / "model.pt", weights_only=False)
+    saved_std = float(checkpoint["actor_state_dict"]["distribution.std_param"].mean())
+    warm = warm_start.WarmStart(warm_start.STUDENT, tmp_path / "model.pt", checkpoint, "Go2-Flat")
+    for asked in (None, 0.4):
+        cfg = {**toy.agent_cfg(1000), "warm_start_noise_std": asked}
+        runner = Go2OnPolicyRunner(toy.PointMassEnv(8, seed=2), cfg, log_dir=str(tmp_path / f"b{asked}"))
+        record = warm_start.apply_warm_start(runner, warm, {})
+        std = runner.alg.actor.distribution.std_param
+        expected = saved_std if asked is None else asked
+        torch.testing.assert_close(std, torch.full_like(std, expected))
+        assert record.get("noise_std") == (None if asked is None else {"checkpoint": saved_std, "run": 0.4})
+        # the weights are the checkpoint's either way
+        torch.testing.assert_close(runner.alg.actor.mlp[0].weight, trained.alg.actor.mlp[0].weight)
+
+
+@pytest.mark.parametrize("value", [0, -0.5, float("nan"), float("inf")])
+def test_preflight_names_a_bad_warm_start_noise_std(value):
+    from go2_locomotion.agents.rsl_rl_ppo_cfg import Go2RoughBlindPPORunnerCfg
+    from go2_locomotion.tasks.blind_env_cfg import Go2RoughBlindEnvCfg
+    from go2_locomotion.training.preflight import validate
+
+    agent = Go2RoughBlindPPORunnerCfg()
+    agent.warm_start_noise_std = value
+    problems = validate(Go2RoughBlindEnvCfg(), agent)
+    assert [p for p in problems if "warm_start_noise_std" in p] == [
+        f"agent.warm_start_noise_std must be None or a finite number > 0, got {value!r}"
+    ]
+
+
+def test_a_noise_std_without_a_warm_start_is_refused():
+    from go2_locomotion.agents.rsl_rl_ppo_cfg import Go2RoughBlindPPORunnerCfg
+    from go2_locomotion.training.train import check_warm_start_noise
+
+    agent = Go2RoughBlindPPORunnerCfg()
+    check_warm_start_noise(agent, None)  # unset: nothing to refuse
+    agent.warm_start_noise_std = 0.5
+    check_warm_start_noise(agent, "student.pt")
+    with pytest.raises(UsageError, match=r"agent.warm_start_noise_std=0.5 sets the actor's noise std after --warm_st"):
+        check_warm_start_noise(agent, None)

@@ -45,6 +45,11 @@ class Go2RoughPPORunnerCfg(RslRlOnPolicyRunnerCfg):
     stall_timeout_s: float = 600.0
     """Seconds without a finished iteration before the run exits with code 75 for ``--resume auto`` (0: off); an
     iteration takes 1-20 s on a GPU or with the CPU recipe, and OvPhysX's step can hang on rough terrain."""
+    warm_start_noise_std: float | None = None
+    """The actor's action noise std [raw action units, x 0.25 rad] right after ``--warm_start`` (None: the
+    checkpoint's). A distilled student carries the distillation's 0.1, with which PPO barely explores
+    (docs/learning.md, *A critic warm-up, then a learning rate the student can take*); a fresh actor starts at
+    ``actor.distribution_cfg.init_std``. Ignored when a run resumes (its own std is in its checkpoint)."""
     obs_groups = {"actor": ["policy"], "critic": ["policy"]}
     actor = RslRlMLPModelCfg(
         hidden_dims=[512, 256, 128],

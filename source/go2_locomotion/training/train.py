@@ -112,6 +112,7 @@ def _train(argv: list[str] | None) -> int:
         raise UsageError(*problems)
     learner = learner_of(agent_cfg)
     check_learner_args(args, learner, warm_arg)
+    check_warm_start_noise(agent_cfg, warm_arg)
     check_teacher(learner, args.agent, warm_arg, resume is not None or bool(args.checkpoint))
     # from the config alone: the Go2's 12 joints are the action
     actions = len(JOINT_NAMES)
@@ -298,6 +299,17 @@ def check_learner_args(args: argparse.Namespace, learner: Learner, warm_start_ar
         raise UsageError(
             f"--warm_start loads trained networks into {starting} agents; it cannot start {learner.name} (--agent "
             f"{args.agent}), which starts from its own networks"
+        )
+
+
+def check_warm_start_noise(agent_cfg, warm_start_arg: str | None) -> None:
+    """``agent.warm_start_noise_std`` sets the std of a warm-started actor: without ``--warm_start`` it would do
+    nothing, so it is refused by name."""
+    noise_std = getattr(agent_cfg, warm_start.NOISE_STD_FIELD, None)
+    if noise_std is not None and warm_start_arg is None:
+        raise UsageError(
+            f"agent.{warm_start.NOISE_STD_FIELD}={noise_std} sets the actor's noise std after --warm_start; "
+            "accepted without --warm_start: null (a new run starts at agent.actor.distribution_cfg.init_std)"
         )
 
 

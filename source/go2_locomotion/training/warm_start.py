@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -295,16 +296,52 @@ def _groups(obs_groups: dict, role: str, widths: dict) -> list[str]:
 
 def apply_warm_start(runner, warm: WarmStart, target_layout: dict[str, int]) -> dict:
     """Load what :func:`prepare` checked into ``runner``'s learner (a new run: its optimiser and iteration stay
-    fresh); returns the record for :data:`RECORD_FILE`."""
+    fresh), then the actor's noise std of ``agent.warm_start_noise_std`` when the run's agent has one set; returns
+    the record for :data:`RECORD_FILE`."""
     if warm.kind == EMBED:
-        return apply(runner, warm.checkpoint, warm.path, (warm.source_task, warm.layout), target_layout)
-    if warm.kind == TEACHER:
+        record = apply(runner, warm.checkpoint, warm.path, (warm.source_task, warm.layout), target_layout)
+    elif warm.kind == TEACHER:
         # RSL-RL's own load: the checkpoint's actor becomes the teacher (no student, optimiser or iteration)
         runner.alg.load(warm.checkpoint, {"teacher": True, "iteration": False}, True)
+        record = _record(warm.checkpoint, warm.path, warm.source_task, warm.kind)
     else:
         learner = learner_of_algorithm(runner.alg)
         runner.alg.load({learner.policy_key: policy_state(warm.checkpoint)}, learner.policy_load_cfg, True)
-    return _record(warm.checkpoint, warm.path, warm.source_task, warm.kind)
+        record = _record(warm.checkpoint, warm.path, warm.source_task, warm.kind)
+    noise_std = runner.cfg.get(NOISE_STD_FIELD)
+    if noise_std is not None and warm.kind != TEACHER:
+        record["noise_std"] = {"checkpoint": set_noise_std(runner.alg.actor, float(noise_std)), "run": noise_std}
+    return record
+
+
+NOISE_STD_FIELD = "warm_start_noise_std"
+"""The PPO runner config's field (``agent.warm_start_noise_std``) that sets the warm-started actor's noise std."""
+
+
+def set_noise_std(actor, std: float) -> float:
+    """Set every action's noise std of ``actor`` (an RSL-RL model with a state-independent Gaussian, its std
+    stored as ``std_param`` or ``log_std_param``) to ``std``; returns the mean std it had.
+
+    Why: a distilled student samples with the distillation's small std (0.1), too little for PPO to explore from
+    (docs/learning.md, *A critic warm-up, then a learning rate the student can take*).
+
+    Raises:
+        TypeError: If the actor's std is not a parameter of its own (no distribution, or one that computes its std
+            from the network's output).
+    """
+    distribution = getattr(actor, "distribution", None)
+    if distribution is None or type(distribution).__name__ == "HeteroscedasticGaussianDistribution":
+        raise TypeError(f"agent.{NOISE_STD_FIELD}: the actor has no state-independent Gaussian noise to set")
+    with torch.no_grad():
+        if getattr(distribution, "std_type", None) == "scalar":
+            before = float(distribution.std_param.mean())
+            distribution.std_param.fill_(std)
+        elif getattr(distribution, "std_type", None) == "log":
+            before = float(distribution.log_std_param.exp().mean())
+            distribution.log_std_param.fill_(math.log(std))
+        else:
+            raise TypeError(f"agent.{NOISE_STD_FIELD}: {type(distribution).__name__} has no std parameter to set")
+    return before
 
 
 def _record(checkpoint: dict, path: Path, source_task: str, kind: str) -> dict:

@@ -44,6 +44,8 @@ def check_ppo(check: Checker, num_envs: int | None, num_steps: int | None) -> No
     if check.value("agent.algorithm.critic_warmup_iterations") is not MISSING_VALUE:  # Go2PPO's (training/ppo.py)
         _check_critic_warmup(check)
     _check_init_std(check, "agent.actor")
+    if check.value("agent.warm_start_noise_std") not in (None, MISSING_VALUE):
+        check.real("agent.warm_start_noise_std", "None or a finite number > 0", lambda x: _finite(x) and x > 0)
 
 
 def check_fast_sac(check: Checker, num_envs: int | None, num_steps: int | None) -> None:
