@@ -121,8 +121,12 @@ def test_the_warm_started_actor_explores_with_the_std_asked_for(std_type):
 
 
 def test_an_actor_without_a_noise_parameter_is_named():
-    with pytest.raises(TypeError, match="agent.warm_start_noise_std: the actor has no state-independent Gaussian"):
-        warm_start.set_noise_std(_model(50, [16], output=3), 0.4)
+    obs = TensorDict({"policy": torch.zeros(4, 50)}, batch_size=[4])
+    learned_std = {"class_name": "HeteroscedasticGaussianDistribution", "init_std": 0.1}
+    heteroscedastic = MLPModel(obs, {"actor": ["policy"]}, "actor", 12, [16], "elu", False, learned_std)
+    for actor in (_model(50, [16], output=3), heteroscedastic):  # no distribution; a std computed by the network
+        with pytest.raises(TypeError, match="agent.warm_start_noise_std: the actor has no state-independent Gauss"):
+            warm_start.set_noise_std(actor, 0.4)
 
 
 def test_a_warm_start_sets_the_noise_std_only_when_asked(tmp_path):

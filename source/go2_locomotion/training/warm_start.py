@@ -330,17 +330,16 @@ def set_noise_std(actor, std: float) -> float:
             from the network's output).
     """
     distribution = getattr(actor, "distribution", None)
-    if distribution is None or type(distribution).__name__ == "HeteroscedasticGaussianDistribution":
+    scalar, log = getattr(distribution, "std_param", None), getattr(distribution, "log_std_param", None)
+    if scalar is None and log is None:
         raise TypeError(f"agent.{NOISE_STD_FIELD}: the actor has no state-independent Gaussian noise to set")
     with torch.no_grad():
-        if getattr(distribution, "std_type", None) == "scalar":
-            before = float(distribution.std_param.mean())
-            distribution.std_param.fill_(std)
-        elif getattr(distribution, "std_type", None) == "log":
-            before = float(distribution.log_std_param.exp().mean())
-            distribution.log_std_param.fill_(math.log(std))
+        if scalar is not None:
+            before = float(scalar.mean())
+            scalar.fill_(std)
         else:
-            raise TypeError(f"agent.{NOISE_STD_FIELD}: {type(distribution).__name__} has no std parameter to set")
+            before = float(log.exp().mean())
+            log.fill_(math.log(std))
     return before
 
 
