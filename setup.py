@@ -25,6 +25,7 @@ setup(
             "pretrained/*/*.json",
             "pretrained/*/*.md",
             "pretrained/*/exported/*",
+            "pretrained/*/params/*",
             "pretrained/*/evaluation/*/*",
         ]
     },

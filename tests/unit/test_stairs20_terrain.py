@@ -14,10 +14,10 @@ from isaaclab.utils import to_dict
 from isaaclab_tasks.utils import resolve_presets, resolve_task_config
 
 import go2_locomotion.tasks  # noqa: F401  (registers the tasks)
+from go2_locomotion import run_params
 from go2_locomotion.tasks import terrain_cells
 from go2_locomotion.tasks.terrain_cells import default_cells, first_level_with, level_sizes, parse_cell, parse_cells
 from go2_locomotion.tasks.velocity_env_cfg import GO2_ROUGH_TERRAINS, Go2RoughEnvCfg, terrain_generators
-from go2_locomotion.training import run_params
 
 STAIRS = ("pyramid_stairs", "pyramid_stairs_inv")
 OTHERS = ("boxes", "random_rough", "hf_pyramid_slope", "hf_pyramid_slope_inv")
@@ -197,3 +197,45 @@ def test_mujoco_builds_the_tall_stairs_cells(height):
             x = 3.0 - 0.3 * k - 0.15
             assert geometry.surface(x, 0.0) == pytest.approx(sign * (k + 1) * height, abs=1e-9), (geometry.label, x)
         assert geometry.surface(0.0, 0.0) == pytest.approx(sign * 7 * height, abs=1e-9)
+
+
+def _run_folder(path, generator):
+    """A run folder as Isaac Lab's train entrypoint leaves it: params/env.yaml with the terrain generator and the
+    machine's log_dir, params/agent.yaml."""
+    (path / "params").mkdir(parents=True)
+    env = {"scene": {"terrain": {"terrain_generator": to_dict(generator) if generator else None}}}
+    (path / "params" / "env.yaml").write_text(yaml.dump(env) + f"log_dir: {path}\n")
+    (path / "params" / "agent.yaml").write_text("seed: 42\n")
+    return path
+
+
+def test_a_shipped_policy_and_its_bundle_keep_the_terrain_they_trained_on(tmp_path, stairs20, monkeypatch):
+    from go2_locomotion.sim2sim import cli
+    from go2_locomotion.training.ship import copy_params
+
+    run = _run_folder(tmp_path / "run", stairs20)
+    shipped = tmp_path / "pretrained" / "go2_rough"
+    (shipped / "params").mkdir(parents=True)
+    (shipped / "params" / "stale.yaml").write_text("from: the previous policy\n")
+    copy_params(run, shipped)
+    assert sorted(p.name for p in (shipped / "params").iterdir()) == ["agent.yaml", "env.yaml"]
+    env_text = (shipped / "params" / "env.yaml").read_text()
+    assert "log_dir" not in env_text and str(run) not in env_text  # no path of the training machine
+    assert (shipped / "params" / "agent.yaml").read_text() == "seed: 42\n"
+    tall = _labels(default_cells(stairs20))
+    assert _labels(default_cells(run_params.trained_terrain(shipped))) == tall
+    # a flat run, and a folder without params: Go2-Rough's grid
+    assert run_params.trained_terrain(_run_folder(tmp_path / "flat", None)) is None
+    assert run_params.trained_terrain(tmp_path) is None
+    # a run without params leaves none behind
+    copy_params(tmp_path / "flat" / "nothing", shipped)
+    assert not (shipped / "params").exists()
+    copy_params(run, shipped)
+
+    # sim2sim --terrain default of the bundle beside it: the trained terrain's cells (its grid itself not run here)
+    seen = []
+    monkeypatch.setattr(cli, "_terrain_grid_main", lambda args: seen.append(args) or 0)
+    assert cli.main(["--bundle", str(shipped / "exported"), "--terrain", "default"]) == 0
+    assert _labels(seen[-1].cells) == tall and len(tall) == 32
+    assert cli.main(["--bundle", str(tmp_path / "elsewhere" / "exported"), "--terrain", "default"]) == 0
+    assert _labels(seen[-1].cells) == _labels(default_cells())

@@ -296,7 +296,7 @@ def test_export_output_folder_is_checked_before_anything_runs(tmp_path):
 def test_run_params_read_isaac_lab_dumps_without_running_anything(tmp_path):
     from yaml.constructor import ConstructorError
 
-    from go2_locomotion.training import run_params
+    from go2_locomotion import run_params
 
     dump = (
         "ranges: !!python/tuple\n- -1.0\n- 1.0\n"

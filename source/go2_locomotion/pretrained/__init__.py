@@ -2,8 +2,10 @@
 evaluate) and ``--bundle pretrained`` (sim2sim).
 
 Each lives in a folder named after its training task's experiment: the RSL-RL checkpoint ``model_<it>.pt``, its
-deploy bundle in ``exported/``, its evaluation reports in ``evaluation/`` and ``provenance.json`` (the exact command,
-seed, commit, wall-clock and samples that produced it). The folders are package data: read them, write elsewhere.
+deploy bundle in ``exported/``, its evaluation reports in ``evaluation/``, ``provenance.json`` (the exact command,
+seed, commit, wall-clock and samples that produced it) and its run's resolved configs in ``params/`` (Isaac Lab's
+``env.yaml`` and ``agent.yaml``: the terrain it trained on sets its default terrain grid, as for a run's
+checkpoint). The folders are package data: read them, write elsewhere.
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from .. import catalog, pretrained
+from .. import catalog, pretrained, run_params
 from ..errors import USAGE_EXIT_CODE, UsageError, check_writable, exit_on_usage_error, prepare_output_file
 from ..evaluation import report as reports
 from ..evaluation import terrain as terrain_eval
@@ -148,8 +148,10 @@ def _build_cells(cells) -> list:
 
 def _check_arguments(args) -> int:
     """Refuse what cannot run, before anything runs or is written; ``--bundle pretrained`` -> the shipped bundle of
-    ``--task``. Sets ``args.cells`` (the ``--terrain`` cells, or ``None``), ``args.terrain_grid`` (``default`` or
-    several cells: the terrain grid), the grids' ``--duration``/``--settle`` defaults, ``args.pretrained`` and
+    ``--task``. Sets ``args.cells`` (the ``--terrain`` cells, or ``None``; ``default``: those of the terrain the
+    bundle's policy trained on, read from ``params/env.yaml`` in the bundle's parent folder when there),
+    ``args.terrain_grid`` (``default`` or several cells: the terrain grid), the grids' ``--duration``/``--settle``
+    defaults, ``args.pretrained`` and
     ``args.work_dir``, where reports go by default: next to the bundle, or ``logs/pretrained/<policy>/`` for a
     shipped one (never into the installed package)."""
     if args.substeps is not None and args.substeps < 1:
@@ -179,6 +181,10 @@ def _check_arguments(args) -> int:
             raise UsageError(f"--bundle pretrained --task {task}: {error}") from None
         args.work_dir = pretrained.output_dir(task)
     args.bundle = Path(args.bundle)
+    if args.terrain is not None and args.terrain.strip() == "default":
+        # the default grid of the terrain the policy trained on: its run's (or shipped folder's) params/env.yaml,
+        # beside the bundle as export and ship write it; Go2-Rough's grid without one
+        args.cells = parse_cells(args.terrain, run_params.trained_terrain(args.bundle.parent))
     return 0
 
 

@@ -11,9 +11,9 @@ import re
 from itertools import pairwise
 from pathlib import Path
 
+from .. import run_params
 from ..errors import UsageError, check_writable, exit_on_usage_error
 from ..plotting import figure
-from . import run_params
 
 PANELS = {
     "mean reward": ["Train/mean_reward"],

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import pretrained
+from .. import pretrained, run_params
 from ..envs import physics_record
 from ..errors import UsageError, check_writable, exit_on_usage_error
 from ..evaluation import report as reports
@@ -37,7 +37,6 @@ from ..export.manifest import actuator_figures
 from ..tasks.terrain_cells import cells_generator, parse_cells
 from ..tasks.velocity_env_cfg import VELOCITY_COMMAND
 from ..versions import package_versions
-from . import run_params
 from .checkpoints import check_compatible, list_checkpoints, log_root, read_checkpoint, resolve_checkpoint
 from .cli import make_parser, parse_args, resolve_configs
 from .session import load_policy, loaded_policy
@@ -135,8 +134,8 @@ def _check_arguments(args) -> None:
 
 def trained_terrain(args, agent_cfg, generator):
     """The terrain generator the checkpoint trained on, which sets the default terrain cells: its run's
-    ``params/env.yaml`` beside it, else (a shipped or copied checkpoint) the evaluated config's (``presets=stairs20``
-    selects stairs20's)."""
+    ``params/env.yaml`` beside it (a run's, or a shipped policy's: ``ship`` copies it), else (a copied checkpoint)
+    the evaluated config's (``presets=stairs20`` selects stairs20's)."""
     if generator is None:
         return None
     checkpoint = resolve_checkpoint(
@@ -145,10 +144,7 @@ def trained_terrain(args, agent_cfg, generator):
         task=training_id(check_task(args.task)),
         agent=args.agent,
     )
-    params = checkpoint.parent / "params" / "env.yaml"
-    if not params.is_file():
-        return generator
-    return run_params.load(params)["scene"]["terrain"]["terrain_generator"] or generator
+    return run_params.trained_terrain(checkpoint.parent) or generator
 
 
 def run_checkpoints(run: Path, every: int) -> list[Path]:

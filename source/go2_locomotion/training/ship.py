@@ -3,7 +3,8 @@ repository root):
 
     python -m go2_locomotion.training.ship --task Go2-Flat --checkpoint logs/rsl_rl/go2_flat/<run>/model_<it>.pt
 
-Copies the checkpoint into the task's pretrained folder (replacing the previous one), writes ``provenance.json``
+Copies the checkpoint and its run's ``params/`` into the task's pretrained folder (replacing the previous ones; the
+terrain it trained on sets its default terrain grid), writes ``provenance.json``
 (the run's command line as recorded by Isaac Lab's run manifest and the resolved configs, seed, commit, wall-clock
 and samples from ``run_summary.json``), then runs, in new processes, the same commands a user runs: the export
 (``exported/``), the evaluation in Isaac Lab on both physics backends and in MuJoCo (``evaluation/``).
@@ -21,10 +22,11 @@ from pathlib import Path
 
 import torch
 
+from .. import run_params
 from ..catalog import TRAINING_TASKS
 from ..errors import STALLED_EXIT_CODE
 from ..pretrained import FOLDER, FOLDERS, KEYWORD, POLICIES
-from . import curves, run_params, warm_start
+from . import curves, warm_start
 
 SCRIPTS = Path("scripts")
 """The user-facing scripts, relative to the repository root."""
@@ -131,6 +133,20 @@ def _embedded_record(run: Path) -> dict | None:
     return record
 
 
+def copy_params(run: Path, target: Path) -> None:
+    """The run's resolved configs (``params/``) into the shipped policy's folder, replacing the previous ones: the
+    terrain it trained on sets its default terrain grid. Isaac Lab's top-level ``log_dir`` (the run folder on the
+    training machine) is left out; the rest is the dump as written."""
+    params = target / run_params.PARAMS_ENV.parent
+    shutil.rmtree(params, ignore_errors=True)
+    if not (run / run_params.PARAMS_ENV.parent).is_dir():
+        return
+    params.mkdir()
+    for source in sorted((run / run_params.PARAMS_ENV.parent).glob("*.yaml")):
+        lines = source.read_text().splitlines(keepends=True)
+        (params / source.name).write_text("".join(line for line in lines if not line.startswith("log_dir:")))
+
+
 def torch_load(path: Path) -> dict:
     return torch.load(path, map_location="cpu", weights_only=True)
 
@@ -175,6 +191,7 @@ def main(argv: list[str] | None = None) -> int:
     for old in target.glob("model_*.pt"):
         old.unlink()
     shutil.copy2(source, target / source.name)
+    copy_params(source.parent, target)
     record = provenance(source.parent, source, args.command)
     if args.wall_clock_s is not None:
         record["wall_clock_s_from_summary"] = record["wall_clock_s_whole_run"]

@@ -1,4 +1,5 @@
-"""Reading a run's resolved configs (``params/env.yaml``, ``params/agent.yaml``, written by Isaac Lab).
+"""Reading a run's resolved configs (``params/env.yaml``, ``params/agent.yaml``, written by Isaac Lab): a base
+module (PyYAML only), so the MuJoCo side reads the terrain a bundle's policy trained on from its folder too.
 
 Isaac Lab dumps them with PyYAML's Python tags: tuples (``!!python/tuple``) and index slices
 (``!!python/object/apply:builtins.slice``). :func:`load` builds exactly those and refuses every other Python tag, so
@@ -37,3 +38,17 @@ def load_text(text: str) -> Any:
 def load(path: Path) -> Any:
     """Parse the config dump at ``path``."""
     return load_text(Path(path).read_text())
+
+
+PARAMS_ENV = Path("params") / "env.yaml"
+"""A run folder's resolved environment config, as Isaac Lab's train entrypoint writes it (and ``ship`` copies it
+beside a shipped checkpoint)."""
+
+
+def trained_terrain(folder: Path) -> dict | None:
+    """The terrain generator the policy of ``folder`` (a run folder, or a shipped policy's folder) trained on, as a
+    dict of its config; ``None`` without ``params/env.yaml`` there or for a run on flat ground."""
+    path = Path(folder) / PARAMS_ENV
+    if not path.is_file():
+        return None
+    return load(path)["scene"]["terrain"].get("terrain_generator")
