@@ -176,3 +176,65 @@ def test_shipping_ends_with_exit_75_when_an_evaluation_stalled(tmp_path, capsys)
     assert capsys.readouterr().out.splitlines()[-1] == "[ship] evaluate.py stalled (exit 75); rerun the same command"
     with pytest.raises(subprocess.CalledProcessError):
         ship.run_script(str(failed))
+
+
+def _summary(first: int, last: int, *walls: float, task: str = "Go2-Rough") -> dict:
+    attempts, start = [], first
+    for i, wall in enumerate(walls):  # the attempts split the iterations evenly
+        end = last if i == len(walls) - 1 else start + (last - first + 1) // len(walls) - 1
+        attempts.append({"first_iteration": start, "last_iteration": end, "wall_clock_s": wall})
+        start = end + 1
+    return {
+        "task": task,
+        "first_iteration": first,
+        "last_iteration": last,
+        "wall_clock_s": sum(walls),
+        "samples_per_iteration_global": 10,
+        "attempts": attempts,
+    }
+
+
+def test_a_run_continued_on_a_new_machine_ships_with_all_its_attempts(tmp_path, capsys, monkeypatch):
+    """A run continued from a committed checkpoint in a new folder: ``--earlier_summary`` puts the earlier folder's
+    attempts first and adds their wall-clock; summaries that do not chain are refused by name before anything of
+    the shipped policy is replaced (exit 2)."""
+    from go2_locomotion.training import ship
+
+    merged = ship.with_earlier_attempts(_summary(1330, 1859, 126.3, 5062.8), [_summary(1164, 1329, 1644.7)])
+    assert [(a["first_iteration"], a["last_iteration"]) for a in merged["attempts"]] == [
+        (1164, 1329),
+        (1330, 1594),
+        (1595, 1859),
+    ]
+    assert merged["wall_clock_s"] == pytest.approx(1644.7 + 126.3 + 5062.8)
+    assert (merged["first_iteration"], merged["last_iteration"]) == (1164, 1859)
+    three = ship.with_earlier_attempts(_summary(20, 29, 3.0), [_summary(10, 19, 2.0), _summary(0, 9, 1.0)])
+    assert [a["first_iteration"] for a in three["attempts"]] == [0, 10, 20] and three["wall_clock_s"] == 6.0
+    for earlier in (_summary(1164, 1328, 1.0), _summary(1164, 1335, 1.0), _summary(1164, 1329, 1.0, task="Go2-Flat")):
+        with pytest.raises(UsageError, match="--earlier_summary: the run summaries do not chain"):
+            ship.with_earlier_attempts(_summary(1330, 1859, 1.0), [earlier])
+
+    # through the command: refused before the shipped policy is touched
+    import torch
+
+    run = tmp_path / "run"
+    (run / "params").mkdir(parents=True)
+    (run / "params" / "agent.yaml").write_text("seed: 42\n")
+    (run / "run_summary.json").write_text(json.dumps(_summary(1330, 1859, 1.0)))
+    torch.save({"iter": 1859}, run / "model_1859.pt")
+    gap = tmp_path / "gap.json"
+    gap.write_text(json.dumps(_summary(1164, 1300, 1.0)))
+    folder = tmp_path / "pretrained"  # a stand-in for the package's folder: the test never ships into it
+    (folder / "go2_rough" / "params").mkdir(parents=True)
+    (folder / "go2_rough" / "model_1163.pt").write_bytes(b"shipped")
+    (folder / "go2_rough" / "params" / "env.yaml").write_text("shipped: true\n")
+    monkeypatch.setattr(ship, "FOLDER", folder)
+    code = ship.main(["--task", "Go2-Rough", "--checkpoint", str(run / "model_1859.pt"), "--earlier_summary", str(gap)])
+    assert code == 2
+    assert capsys.readouterr().err.strip().endswith("iterations 1164-1300 then Go2-Rough from 1330")
+    assert sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*")) == [
+        "go2_rough",
+        "go2_rough/model_1163.pt",
+        "go2_rough/params",
+        "go2_rough/params/env.yaml",
+    ]

@@ -24,7 +24,7 @@ import torch
 
 from .. import run_params
 from ..catalog import TRAINING_TASKS
-from ..errors import STALLED_EXIT_CODE
+from ..errors import STALLED_EXIT_CODE, UsageError, exit_on_usage_error
 from ..pretrained import FOLDER, FOLDERS, KEYWORD, POLICIES
 from . import curves, warm_start
 
@@ -79,9 +79,13 @@ def terrain_level_record(run: Path, every: int = 10) -> dict | None:
     }
 
 
-def provenance(run: Path, checkpoint_path: Path, command: str | None = None) -> dict:
-    """What produced a checkpoint: its run's summary, resolved agent settings and manifest."""
+def provenance(run: Path, checkpoint_path: Path, command: str | None = None, earlier: tuple[Path, ...] = ()) -> dict:
+    """What produced a checkpoint: its run's summary, resolved agent settings and manifest. ``earlier``: summaries of
+    the same run's earlier attempts in another folder (a run continued on a new machine from a committed checkpoint
+    starts a new run folder); their attempts come first and their wall-clock counts."""
     summary = json.loads((run / "run_summary.json").read_text()) if (run / "run_summary.json").is_file() else {}
+    if earlier:
+        summary = with_earlier_attempts(summary, [json.loads(Path(path).read_text()) for path in earlier])
     agent = run_params.load(run / "params" / "agent.yaml")
     manifest = json.loads((run / "run.json").read_text()) if (run / "run.json").is_file() else {}
     data = torch_load(checkpoint_path)
@@ -104,6 +108,29 @@ def provenance(run: Path, checkpoint_path: Path, command: str | None = None) -> 
         "attempts": summary.get("attempts"),
         "terrain_level": terrain_level_record(run),
         "run_manifest": manifest,
+    }
+
+
+def with_earlier_attempts(summary: dict, earlier: list[dict]) -> dict:
+    """``summary`` with the attempts of ``earlier`` summaries of the same run before its own, in iteration order, and
+    its wall-clock the sum over all of them. Each earlier summary must end where the next one starts (a gap, an
+    overlap or another task is refused by name)."""
+    chain = sorted([*earlier, summary], key=lambda s: s.get("first_iteration") or 0)
+    for before, after in zip(chain, chain[1:], strict=False):
+        if before.get("task") != after.get("task") or before.get("last_iteration", -2) + 1 != after.get(
+            "first_iteration"
+        ):
+            raise UsageError(
+                "--earlier_summary: the run summaries do not chain: "
+                f"{before.get('task')} iterations {before.get('first_iteration')}-{before.get('last_iteration')} "
+                f"then {after.get('task')} from {after.get('first_iteration')}"
+            )
+    attempts = [attempt for part in chain for attempt in part.get("attempts", [])]
+    return {
+        **summary,
+        "first_iteration": chain[0].get("first_iteration"),
+        "attempts": attempts,
+        "wall_clock_s": round(sum(a["wall_clock_s"] for a in attempts), 3),
     }
 
 
@@ -176,6 +203,14 @@ def main(argv: list[str] | None = None) -> int:
         "by a supervisor, writes no summary); recorded as given.",
     )
     parser.add_argument(
+        "--earlier_summary",
+        type=Path,
+        action="append",
+        default=[],
+        help="run_summary.json of the same run's earlier iterations, recorded in another folder (the run continued on "
+        "a new machine from a committed checkpoint); repeatable. Their attempts and wall-clock go into provenance.",
+    )
+    parser.add_argument(
         "--warm_start",
         action="store_true",
         help="The run resumed from the task's own shipped policy (train.py --checkpoint pretrained --resume): the "
@@ -183,16 +218,21 @@ def main(argv: list[str] | None = None) -> int:
         "with train.py --warm_start (another task's policy) is recorded from its warm_start.json without this flag.",
     )
     args = parser.parse_args(argv)
+    return exit_on_usage_error(lambda: ship(args))
 
+
+def ship(args) -> int:
+    """Ship ``args.checkpoint`` as ``args.task``'s pretrained policy (see the module)."""
     source = args.checkpoint.absolute()
     target = FOLDER / FOLDERS[args.task]
     target.mkdir(parents=True, exist_ok=True)
     warm_start = {"kind": "resumed", **_shipped_record(target)} if args.warm_start else _embedded_record(source.parent)
+    # the provenance first: a summary that does not chain is refused before anything is replaced
+    record = provenance(source.parent, source, args.command, tuple(args.earlier_summary))
     for old in target.glob("model_*.pt"):
         old.unlink()
     shutil.copy2(source, target / source.name)
     copy_params(source.parent, target)
-    record = provenance(source.parent, source, args.command)
     if args.wall_clock_s is not None:
         record["wall_clock_s_from_summary"] = record["wall_clock_s_whole_run"]
         record["wall_clock_s_whole_run"] = args.wall_clock_s
