@@ -140,14 +140,18 @@ def test_the_shipped_rough_policy_carries_its_terrain_evaluations_and_warm_start
     """Go2-Rough's shipped files belong together: the bundle names the checkpoint and reads the height scan; the
     Isaac Lab reports (both engines, command grid on level 0 and the default terrain grid) hash the checkpoint, the
     MuJoCo reports (command grid on a plane, terrain grid) hash the bundle's policy; each terrain report holds every
-    default cell with fractions; provenance records the warm start from Go2-Flat and the terrain level curve."""
+    default cell of the terrain it trained on (its run's params/ shipped beside it: stairs20, so 32 cells) with
+    fractions; provenance records the chain of warm starts back to Go2-Flat, every attempt of the run, and the
+    terrain level curve."""
+    from go2_locomotion import run_params
     from go2_locomotion.tasks.terrain_cells import default_cells
 
     checkpoint = pretrained.checkpoint("Go2-Rough")
     bundle = load_bundle(pretrained.bundle("Go2-Rough"))
     assert bundle.field("checkpoint") == checkpoint.name
     folder = checkpoint.parent / "evaluation"
-    labels = [cell.label() for cell in default_cells()]
+    labels = [cell.label() for cell in default_cells(run_params.trained_terrain(checkpoint.parent))]
+    assert len(labels) == 32 and "stairs_up:0.2" in labels
     for name in ("isaaclab_newton", "isaaclab_physx", "terrain_newton", "terrain_physx", "mujoco", "mujoco_terrain"):
         report = reports.load(folder / name)
         if name.startswith("mujoco"):
@@ -160,7 +164,16 @@ def test_the_shipped_rough_policy_carries_its_terrain_evaluations_and_warm_start
         assert [c["label"] for c in cells] == labels, name
         assert all(0.0 <= c["success_rate"] <= 1.0 and 0.0 <= c["fall_rate"] <= 1.0 for c in cells), name
     provenance = json.loads((checkpoint.parent / "provenance.json").read_text())
-    assert provenance["warm_start"]["kind"] == "embedded" and provenance["warm_start"]["source_task"] == "Go2-Flat"
+    warm = provenance["warm_start"]  # resumed from the Go2-Rough shipped before, itself embedded from Go2-Flat
+    assert warm["kind"] == "resumed" and warm["provenance"]["task"] == "Go2-Rough"
+    first = warm["provenance"]["warm_start"]
+    assert first["kind"] == "embedded" and first["source_task"] == "Go2-Flat"
+    attempts = provenance["attempts"]
+    assert attempts[0]["first_iteration"] == warm["provenance"]["iteration"] + 1
+    assert attempts[-1]["last_iteration"] == provenance["iteration"]
+    for before, after in zip(attempts, attempts[1:], strict=False):  # no iteration missing between attempts
+        assert after["first_iteration"] == before["last_iteration"] + 1
+    assert provenance["wall_clock_s_whole_run"] == pytest.approx(sum(a["wall_clock_s"] for a in attempts), abs=0.01)
     assert provenance["terrain_level"]["last_iteration"] >= provenance["iteration"]
 
 
