@@ -74,11 +74,16 @@ def test_stairs20_puts_60_percent_of_the_columns_on_stairs_and_keeps_the_rest(st
     assert shares["pyramid_stairs"] + shares["pyramid_stairs_inv"] == pytest.approx(0.6)
     # Isaac Lab's curriculum rule: column c takes the first sub-terrain whose cumulative share exceeds c / 20 + 0.001
     names = list(shares)
-    cumulative = {name: sum(shares[n] for n in names[: k + 1]) for k, name in enumerate(names)}
-    columns = [
-        next(name for name in names if column / stairs20.num_cols + 0.001 < cumulative[name])
-        for column in range(stairs20.num_cols)
-    ]
+    columns = terrain_cells.column_terrains(stairs20)
+    assert (
+        columns
+        == ["pyramid_stairs"] * 6
+        + ["pyramid_stairs_inv"] * 6
+        + ["boxes"] * 2
+        + ["random_rough"] * 2
+        + ["hf_pyramid_slope"] * 2
+        + ["hf_pyramid_slope_inv"] * 2
+    )
     assert {name: columns.count(name) for name in names} == {
         "pyramid_stairs": 6,
         "pyramid_stairs_inv": 6,
@@ -239,3 +244,18 @@ def test_a_shipped_policy_and_its_bundle_keep_the_terrain_they_trained_on(tmp_pa
     assert _labels(seen[-1].cells) == tall and len(tall) == 32
     assert cli.main(["--bundle", str(tmp_path / "elsewhere" / "exported"), "--terrain", "default"]) == 0
     assert _labels(seen[-1].cells) == _labels(default_cells())
+
+
+def test_robots_by_level_follow_isaac_labs_columns(stairs20, default):
+    """40 robots on 20 columns: two per column, robot i on column i // 2. Stairs20's columns 0-5 are stairs down,
+    6-11 stairs up, then two each of boxes, random rough, slopes down and slopes up: robots 0-11 down, 12-23 up,
+    24-27 boxes, 28-31 random rough, 32-35 slopes down, 36-39 slopes up."""
+    levels = [r % 10 for r in range(40)]  # robot r on level r mod 10
+    counts = terrain_cells.robots_by_level(levels, stairs20)
+    assert counts["stairs_down"] == [2, 2, 1, 1, 1, 1, 1, 1, 1, 1]  # robots 0-11: levels 0-9, 0, 1
+    assert counts["stairs_up"] == [1, 1, 2, 2, 1, 1, 1, 1, 1, 1]  # robots 12-23: levels 2-9, 0-3
+    assert counts["boxes"] == [0, 0, 0, 0, 1, 1, 1, 1, 0, 0]  # robots 24-27: levels 4-7
+    assert counts["slopes_up"] == [0, 0, 0, 0, 0, 0, 1, 1, 1, 1]  # robots 36-39
+    assert sum(sum(c) for c in counts.values()) == 40
+    # Go2-Rough's terrain: 20 % stairs each way, 4 columns each
+    assert terrain_cells.robots_by_level([0] * 40, default)["stairs_up"][0] == 8

@@ -133,6 +133,30 @@ def level_sizes(name: str, generator=GO2_ROUGH_TERRAINS) -> list[tuple[float, fl
     return sizes
 
 
+def column_terrains(generator=GO2_ROUGH_TERRAINS) -> list[str]:
+    """The sub-terrain key of each curriculum column, by Isaac Lab's rule (``TerrainGenerator``): column ``c`` takes
+    the first sub-terrain whose cumulative share exceeds ``c / num_cols + 0.001``."""
+    names = list(_field(generator, "sub_terrains"))
+    shares = np.array([_field(_field(generator, "sub_terrains")[n], "proportion") for n in names], dtype=float)
+    cumulative = np.cumsum(shares / shares.sum())
+    columns = _field(generator, "num_cols")
+    return [names[int(np.min(np.where(c / columns + 0.001 < cumulative)[0]))] for c in range(columns)]
+
+
+def robots_by_level(levels, generator=GO2_ROUGH_TERRAINS) -> dict[str, list[int]]:
+    """Per evaluated terrain (a key of :data:`TERRAINS`), how many robots stand on each curriculum level: ``levels``
+    are the robots' levels in environment order (a checkpoint's ``infos["terrain_levels"]``), robot ``i`` of ``N``
+    on column ``floor(i / (N / num_cols))`` (Isaac Lab's ``TerrainImporter``)."""
+    levels = np.asarray(levels, dtype=int)
+    rows, columns = _field(generator, "num_rows"), column_terrains(generator)
+    column_of = (np.arange(len(levels)) // (len(levels) / len(columns))).astype(int)
+    counts = {}
+    for name, terrain in TERRAINS.items():
+        on = np.array([columns[c] == terrain.key for c in column_of], dtype=bool)
+        counts[name] = np.bincount(levels[on], minlength=rows).tolist()
+    return counts
+
+
 def first_level_with(name: str, size: float, generator=GO2_ROUGH_TERRAINS) -> int | None:
     """The lowest curriculum level whose tiles reach ``size`` (in the terrain's unit; a level's top is the limit of
     its draws); ``None`` beyond the range."""
