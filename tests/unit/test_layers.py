@@ -21,6 +21,7 @@ UNITS = {
     "go2_locomotion.offscreen": "base",
     "go2_locomotion.envs": "base",
     "go2_locomotion.pretrained": "base",
+    "go2_locomotion.run_params": "base",
     "go2_locomotion.compat": "compat",
     "go2_locomotion.assets": "assets",
     "go2_locomotion.tasks": "tasks",
