@@ -15,7 +15,7 @@ from pathlib import Path
 
 import torch
 
-from go2_locomotion.training import run_params
+from go2_locomotion import run_params
 from go2_locomotion.training.checkpoints import list_checkpoints
 
 ROOT = Path(__file__).parents[2]
