@@ -214,7 +214,7 @@ def _run_folder(path, generator):
     return path
 
 
-def test_a_shipped_policy_and_its_bundle_keep_the_terrain_they_trained_on(tmp_path, stairs20, monkeypatch):
+def test_a_shipped_policy_and_its_bundle_keep_the_terrain_they_trained_on(tmp_path, stairs20):
     from go2_locomotion.sim2sim import cli
     from go2_locomotion.training.ship import copy_params
 
@@ -237,13 +237,10 @@ def test_a_shipped_policy_and_its_bundle_keep_the_terrain_they_trained_on(tmp_pa
     assert not (shipped / "params").exists()
     copy_params(run, shipped)
 
-    # sim2sim --terrain default of the bundle beside it: the trained terrain's cells (its grid itself not run here)
-    seen = []
-    monkeypatch.setattr(cli, "_terrain_grid_main", lambda args: seen.append(args) or 0)
-    assert cli.main(["--bundle", str(shipped / "exported"), "--terrain", "default"]) == 0
-    assert _labels(seen[-1].cells) == tall and len(tall) == 32
-    assert cli.main(["--bundle", str(tmp_path / "elsewhere" / "exported"), "--terrain", "default"]) == 0
-    assert _labels(seen[-1].cells) == _labels(default_cells())
+    # sim2sim --terrain default of the bundle beside it: the trained terrain's cells
+    assert _labels(cli.bundle_cells("default", shipped / "exported")) == tall and len(tall) == 32
+    assert _labels(cli.bundle_cells("default", tmp_path / "elsewhere" / "exported")) == _labels(default_cells())
+    assert _labels(cli.bundle_cells("stairs_up:0.18", shipped / "exported")) == ["stairs_up:0.18"]
 
 
 def test_robots_by_level_follow_isaac_labs_columns(stairs20, default):

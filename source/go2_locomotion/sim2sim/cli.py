@@ -182,10 +182,18 @@ def _check_arguments(args) -> int:
         args.work_dir = pretrained.output_dir(task)
     args.bundle = Path(args.bundle)
     if args.terrain is not None and args.terrain.strip() == "default":
-        # the default grid of the terrain the policy trained on: its run's (or shipped folder's) params/env.yaml,
-        # beside the bundle as export and ship write it; Go2-Rough's grid without one
-        args.cells = parse_cells(args.terrain, run_params.trained_terrain(args.bundle.parent))
+        args.cells = bundle_cells(args.terrain, args.bundle)
     return 0
+
+
+def bundle_cells(terrain: str, bundle: Path) -> list:
+    """The ``--terrain`` cells for ``bundle``: ``default`` is the default grid of the terrain its policy trained on,
+    read from its run's (or shipped folder's) ``params/env.yaml`` beside the bundle, as export and ship write it
+    (Go2-Rough's grid without one); other cells as spelled."""
+    from ..tasks.terrain_cells import parse_cells  # the task configs: Isaac Lab (heavy), only for a terrain
+
+    trained = run_params.trained_terrain(Path(bundle).parent) if terrain.strip() == "default" else None
+    return parse_cells(terrain, trained)
 
 
 def _check_grid_arguments(args) -> None:
