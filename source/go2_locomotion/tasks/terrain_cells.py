@@ -136,8 +136,9 @@ def level_sizes(name: str, generator=GO2_ROUGH_TERRAINS) -> list[tuple[float, fl
 def column_terrains(generator=GO2_ROUGH_TERRAINS) -> list[str]:
     """The sub-terrain key of each curriculum column, by Isaac Lab's rule (``TerrainGenerator``): column ``c`` takes
     the first sub-terrain whose cumulative share exceeds ``c / num_cols + 0.001``."""
-    names = list(_field(generator, "sub_terrains"))
-    shares = np.array([_field(_field(generator, "sub_terrains")[n], "proportion") for n in names], dtype=float)
+    sub_terrains = _field(generator, "sub_terrains")
+    names = list(sub_terrains)
+    shares = np.array([_field(sub_terrains[n], "proportion") for n in names], dtype=float)
     cumulative = np.cumsum(shares / shares.sum())
     columns = _field(generator, "num_cols")
     return [names[int(np.min(np.where(c / columns + 0.001 < cumulative)[0]))] for c in range(columns)]
