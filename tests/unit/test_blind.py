@@ -14,7 +14,7 @@ from go2_locomotion.assets.go2_description import FOOT_BODIES
 from go2_locomotion.tasks import mdp
 from go2_locomotion.tasks.blind_env_cfg import Go2RoughBlindEnvCfg
 from go2_locomotion.tasks.mdp import symmetry
-from go2_locomotion.tasks.velocity_env_cfg import Go2RoughEnvCfg, ObservationsCfg
+from go2_locomotion.tasks.velocity_env_cfg import BLIND_LIN_VEL, Go2RoughEnvCfg, ObservationsCfg
 
 FRAME = {"base_ang_vel": 3, "projected_gravity": 3, "velocity_commands": 3, "joint_pos": 12, "joint_vel": 12,
          "actions": 12, "gait_phase": 2}  # fmt: skip
@@ -35,6 +35,18 @@ def test_the_blind_actor_reads_only_what_a_go2_measures_over_a_history():
     assert policy.enable_corruption  # the actor trains on noisy readings, like the robot's
     assert symmetry.history_frames(policy) == 10
     assert sum(FRAME.values()) * symmetry.history_frames(policy) == 470
+
+
+def test_blind_lin_vel_adds_the_trunk_velocity_first_in_each_frame():
+    # presets=blind_lin_vel: the variant that measures what an estimated trunk velocity is worth to the blind actor
+    plain = resolve_presets(Go2RoughBlindEnvCfg()).observations.policy
+    with_velocity = resolve_presets(Go2RoughBlindEnvCfg(), [BLIND_LIN_VEL]).observations.policy
+    assert plain.base_lin_vel is None and list(_terms(plain)) == list(FRAME)
+    terms = _terms(with_velocity)
+    assert list(terms) == ["base_lin_vel", *FRAME]  # Go2-Rough's order: the velocity first
+    assert terms["base_lin_vel"].func is isaaclab_mdp.base_lin_vel
+    assert (terms["base_lin_vel"].noise.n_min, terms["base_lin_vel"].noise.n_max) == (-0.1, 0.1)
+    assert (3 + sum(FRAME.values())) * symmetry.history_frames(with_velocity) == 500
 
 
 def test_the_teacher_reads_go2_rough_policy_observation():

@@ -390,6 +390,25 @@ def damping_since(commands: Traffic, start: float) -> float | None:
     return None
 
 
+def scripted_run(folder: Path, segments, controller_args=(), sim_args=(), nice: int = 0) -> tuple[int | None, str]:
+    """The controller walking ``segments`` (``--autostart``) against the simulated Go2, both on one bench in
+    ``folder`` with their extra arguments; returns the controller's exit code (``None``: it did not finish in time)
+    and its output. The simulator is stopped by Ctrl-C once the controller is done."""
+    total = sum(s.duration_s for s in segments)
+    with Bench(folder, nice=nice) as bench:
+        controller = bench.controller(*controller_args, "--autostart", "--commands", segments_text(segments))
+        if not controller.wait_for("waiting for LowState", 120):
+            raise RuntimeError(f"the controller did not start:\n{controller.text()}")
+        sim = bench.sim(*sim_args, "--duration", f"{total + 30:g}")
+        try:
+            code = controller.wait(total + 90)
+        except subprocess.TimeoutExpired:
+            code = None
+        sim.signal(signal.SIGINT)
+        sim.wait(30)
+    return code, controller.text()
+
+
 # --- the measurement --------------------------------------------------------------------------------------------------
 def measure(out: Path, seconds: float, nice: int) -> dict:
     """Run the simulated Go2 and the pretrained policy over DDS for ``seconds`` of walking; returns and writes
@@ -411,17 +430,7 @@ def measure(out: Path, seconds: float, nice: int) -> dict:
     for attempt in range(MEASURE_ATTEMPTS):
         run = out / f"run_{attempt}"
         run.mkdir(exist_ok=True)
-        with Bench(run, nice=nice) as bench:
-            controller = bench.controller("--autostart", "--commands", segments_text(segments))
-            if not controller.wait_for("waiting for LowState", 120):
-                raise RuntimeError(f"the controller did not start:\n{controller.text()}")
-            sim = bench.sim("--duration", f"{total + 30:g}")
-            try:
-                code = controller.wait(total + 90)
-            except subprocess.TimeoutExpired:
-                code = None
-            sim.signal(signal.SIGINT)
-            sim.wait(30)
+        code, _ = scripted_run(run, segments, nice=nice)
         stalled = stall(run, float(bench_stale_s()))
         if code == 0 or stalled is None:
             break
@@ -469,6 +478,86 @@ def measure(out: Path, seconds: float, nice: int) -> dict:
     return figures
 
 
+CLIMB_SEGMENTS = tuple(parse_segments("stand:1:0,0,0 up:8:1,0,0"))
+"""The climb's script: stand 1 s, then 1 m/s straight ahead for 8 s. A stairs cell's flight rises over the ~3 m from
+the tile's centre to its rim; walked at ~0.8 m/s it takes ~5 s."""
+
+CLIMB_RIM_TOLERANCE = 0.005
+"""How far below the cell's highest ground the trunk's ground may end and still count as the top [m] (the record
+rounds heights to 0.1 mm; a step is 5 cm or more)."""
+
+
+def climb(folder: Path, task: str, terrain: str, segments=CLIMB_SEGMENTS, nice: int = 0) -> dict:
+    """One start of ``task``'s shipped policy on one terrain cell over DDS, as a user runs it (``deploy_sdk2.py
+    --bundle pretrained --task T --autostart --commands ...`` against ``sim_go2.py --task T --terrain CELL``).
+
+    Returns the figures: the controller's exit code and whether it damped on a fault, the stall the machine caused
+    (or ``None``), the ground under the trunk when the policy started and when the script ended, the cell's highest
+    ground, whether the trunk reached it, and whether it was ever down in between (Isaac Lab's fall criterion, the
+    simulator's ``down``)."""
+    from .. import pretrained
+    from ..robot.bundle import read_manifest
+    from ..sim2sim.terrain import build_ground
+    from .figures import STALE_POLICY_PERIODS
+
+    geometry = build_ground(terrain)
+    top = float(max([*geometry.boxes[:, 5], *(f.heights.max() for f in geometry.height_fields)]))
+    total = sum(s.duration_s for s in segments)
+    folder.mkdir(parents=True, exist_ok=True)
+    code, output = scripted_run(folder, segments, ("--task", task), ("--task", task, "--terrain", terrain), nice)
+    policy_dt = float(read_manifest(pretrained.bundle(task) / "deploy.yaml")["timing"]["policy_dt"])
+    figures = {
+        "controller_exit_code": code,
+        "fault": "DAMPING:" in output,
+        "stall": stall(folder, STALE_POLICY_PERIODS * policy_dt),
+    }
+    if code != 0 or not (folder / "controller.jsonl").exists():
+        return figures
+    record, start = (
+        SimRecord.read(folder / "sim.jsonl"),
+        ControllerRecord.read(folder / "controller.jsonl").policy_start(),
+    )
+    end = start + total
+    during = [r for r in record.trunk if start <= r["t"] < end]
+    ground_end = record.at(end)["ground"]
+    figures.update(
+        policy_start_s=start,
+        ground_start_m=record.at(start)["ground"],
+        ground_end_m=ground_end,
+        top_m=round(top, 4),
+        reached_top=ground_end is not None and ground_end >= top - CLIMB_RIM_TOLERANCE,
+        fell=any(r["down"] for r in during),
+        walked_m=round(float(np.linalg.norm(np.subtract(record.at(end)["pos"][:2], record.at(start)["pos"][:2]))), 3),
+    )
+    return figures
+
+
+def climbs(out: Path, task: str, terrain: str, starts: int, nice: int = 0) -> dict:
+    """``starts`` starts of :func:`climb`, each in ``out/start_<k>``; a start the machine stalled (the controller
+    then rightly damps) is run again, up to :data:`MEASURE_ATTEMPTS` times. Writes and returns ``climb.json``."""
+    runs = []
+    for k in range(starts):
+        for attempt in range(MEASURE_ATTEMPTS):
+            figures = climb(out / f"start_{k}" / f"attempt_{attempt}", task, terrain, nice=nice)
+            if figures["stall"] is None or (figures["controller_exit_code"] == 0 and not figures["fault"]):
+                break
+        runs.append({"start": k, "attempts": attempt + 1, **figures})
+    clean = [r for r in runs if r["controller_exit_code"] == 0 and not r["fault"]]
+    summary = {
+        "task": task,
+        "terrain": terrain,
+        "commands": segments_text(CLIMB_SEGMENTS),
+        "starts": starts,
+        "climbed_without_a_fall": sum(bool(r.get("reached_top")) and not r.get("fell") for r in clean),
+        "runs": runs,
+        "load_average": os.getloadavg(),
+        "cpus": os.cpu_count(),
+    }
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "climb.json").write_text(json.dumps(summary, indent=2))
+    return summary
+
+
 MEASURE_ATTEMPTS = 3
 """Runs the measurement may take when the machine stalls one beyond the stale bound (the controller then damps)."""
 
@@ -488,7 +577,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=60.0, help="Seconds of scripted walking (at most 60).")
     parser.add_argument("--out", type=Path, default=Path("logs/sdk2_bench"), help="Folder for records and bench.json.")
     parser.add_argument("--nice", type=int, default=0, help="Niceness of the two processes (e.g. 10 on a shared box).")
+    parser.add_argument(
+        "--climb",
+        metavar="CELL",
+        help="Instead: run the shipped policy of --task on one terrain cell (e.g. stairs_up:0.10) over DDS "
+        f"('{segments_text(CLIMB_SEGMENTS)}'), --starts times; writes climb.json.",
+    )
+    parser.add_argument("--task", default="Go2-Rough-Blind", help="With --climb: whose shipped policy.")
+    parser.add_argument("--starts", type=int, default=3, help="With --climb: how many starts.")
     args = parser.parse_args(argv)
+    if args.climb:
+        print(json.dumps(climbs(args.out, args.task, args.climb, args.starts, args.nice), indent=2))
+        return 0
     figures = measure(args.out, min(args.seconds, sum(s.duration_s for s in MEASURE_SEGMENTS)), args.nice)
     print(json.dumps(figures, indent=2))
     return 0

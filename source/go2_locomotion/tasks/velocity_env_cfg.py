@@ -332,6 +332,10 @@ PRIVILEGED_CRITIC = "privileged_critic"
 observation group (:class:`ObservationsCfg.CriticCfg`) and points the FastSAC critic at it; PPO's configs do not name
 it, so their critic stays on ``policy`` (RSL-RL stores the extra group, unread)."""
 
+BLIND_LIN_VEL = "blind_lin_vel"
+"""The preset name (``presets=blind_lin_vel``) that keeps the trunk linear velocity, with Go2-Rough's noise, in the
+blind actor's frames (on a robot it comes from the deploy's state estimator)."""
+
 BLIND_HISTORY = 10
 """Policy steps a blind actor sees [-]: 0.2 s, about one swing of a foot (``GAIT_PERIOD`` / 2 = 0.25 s), long enough
 to feel a front foot strike a riser and lift it again; HIMLoco's Go2 history is 6 steps."""
@@ -401,11 +405,13 @@ class ObservationsCfg:
     class BlindPolicyCfg(PolicyCfg):
         """What a Go2 measures (``LowState`` at 50 Hz: IMU angular velocity, projected gravity, joint positions and
         velocities), the last action, the command and the clock, over the last :data:`BLIND_HISTORY` policy steps,
-        oldest first (``[N, 47 x 10]``). No trunk linear velocity (a robot estimates it) and no height scan."""
+        oldest first (``[N, 47 x 10]``). No trunk linear velocity (a robot estimates it) and no height scan; with
+        ``presets=blind_lin_vel`` (:data:`BLIND_LIN_VEL`) the trunk linear velocity too, first in each frame as in
+        Go2-Rough's policy (``[N, 50 x 10]``): the variant that measures what the estimated velocity is worth."""
 
         def __post_init__(self):
             super().__post_init__()
-            self.base_lin_vel = None
+            self.base_lin_vel = preset(default=None, **{BLIND_LIN_VEL: self.base_lin_vel})
             self.height_scan = None
             self.history_length = BLIND_HISTORY
             self.history_order = "time"
