@@ -495,22 +495,14 @@ def climb(folder: Path, task: str, terrain: str, segments=CLIMB_SEGMENTS, nice: 
     (or ``None``), the ground under the trunk when the policy started and when the script ended, the cell's highest
     ground, whether the trunk reached it, and whether it was ever down in between (Isaac Lab's fall criterion, the
     simulator's ``down``)."""
-    from .. import pretrained
-    from ..robot.bundle import read_manifest
     from ..sim2sim.terrain import build_ground
-    from .figures import STALE_POLICY_PERIODS
 
     geometry = build_ground(terrain)
     top = float(max([*geometry.boxes[:, 5], *(f.heights.max() for f in geometry.height_fields)]))
     total = sum(s.duration_s for s in segments)
     folder.mkdir(parents=True, exist_ok=True)
     code, output = scripted_run(folder, segments, ("--task", task), ("--task", task, "--terrain", terrain), nice)
-    policy_dt = float(read_manifest(pretrained.bundle(task) / "deploy.yaml")["timing"]["policy_dt"])
-    figures = {
-        "controller_exit_code": code,
-        "fault": "DAMPING:" in output,
-        "stall": stall(folder, STALE_POLICY_PERIODS * policy_dt),
-    }
+    figures = {"controller_exit_code": code, "fault": "DAMPING:" in output, "stall": stall(folder, bench_stale_s(task))}
     if code != 0 or not (folder / "controller.jsonl").exists():
         return figures
     record, start = (
@@ -518,16 +510,15 @@ def climb(folder: Path, task: str, terrain: str, segments=CLIMB_SEGMENTS, nice: 
         ControllerRecord.read(folder / "controller.jsonl").policy_start(),
     )
     end = start + total
-    during = [r for r in record.trunk if start <= r["t"] < end]
-    ground_end = record.at(end)["ground"]
+    first, last = record.at(start), record.at(end)
     figures.update(
         policy_start_s=start,
-        ground_start_m=record.at(start)["ground"],
-        ground_end_m=ground_end,
+        ground_start_m=first["ground"],
+        ground_end_m=last["ground"],
         top_m=round(top, 4),
-        reached_top=ground_end is not None and ground_end >= top - CLIMB_RIM_TOLERANCE,
-        fell=any(r["down"] for r in during),
-        walked_m=round(float(np.linalg.norm(np.subtract(record.at(end)["pos"][:2], record.at(start)["pos"][:2]))), 3),
+        reached_top=last["ground"] is not None and last["ground"] >= top - CLIMB_RIM_TOLERANCE,
+        fell=any(r["down"] for r in record.trunk if start <= r["t"] < end),
+        walked_m=round(float(np.linalg.norm(np.subtract(last["pos"][:2], first["pos"][:2]))), 3),
     )
     return figures
 
@@ -562,13 +553,14 @@ MEASURE_ATTEMPTS = 3
 """Runs the measurement may take when the machine stalls one beyond the stale bound (the controller then damps)."""
 
 
-def bench_stale_s() -> float:
-    """The pretrained policy's stale bound [s]."""
+def bench_stale_s(task: str | None = None) -> float:
+    """The stale bound [s] of the policy shipped for ``task`` (default: the default task's)."""
     from .. import pretrained
     from ..robot.bundle import read_manifest
     from .figures import STALE_POLICY_PERIODS
 
-    return STALE_POLICY_PERIODS * float(read_manifest(pretrained.bundle() / "deploy.yaml")["timing"]["policy_dt"])
+    bundle = pretrained.bundle() if task is None else pretrained.bundle(task)
+    return STALE_POLICY_PERIODS * float(read_manifest(bundle / "deploy.yaml")["timing"]["policy_dt"])
 
 
 def main(argv: list[str] | None = None) -> int:
