@@ -71,7 +71,13 @@ FLAT_CHANGES = (
 )
 """What Go2-Flat changes in Go2-Rough (the README's task table and ``flat_env_cfg.py`` say why)."""
 
-FLAT_AGENT_CHANGES = ("max_iterations", "experiment_name", "actor.hidden_dims", "critic.hidden_dims")
+FLAT_AGENT_CHANGES = (
+    "max_iterations",
+    "experiment_name",
+    "actor.hidden_dims",
+    "critic.hidden_dims",
+    "algorithm.symmetry_cfg.use_data_augmentation",
+)
 """What the Go2-Flat agent changes in the Go2-Rough agent."""
 
 

@@ -165,3 +165,17 @@ def test_the_runner_gets_the_mirror_only_when_it_learns_from_it(switches, passed
     assert (given["algorithm"]["symmetry_cfg"] is not None) is passed
     assert given["algorithm"]["learning_rate"] == train_cfg["algorithm"]["learning_rate"]
     assert train_cfg["algorithm"]["symmetry_cfg"] is not None  # the caller's config is left as it was
+
+
+def test_go2_flat_trains_on_mirrored_batches_by_default_and_go2_rough_does_not():
+    """Go2-Flat's runner is handed the mirror with augmentation on; Go2-Rough's and Go2-Rough-Blind's, built after it
+    from the same shared symmetry config, are handed none (Flat's switch must not leak into its parent's instance)."""
+    from go2_locomotion.agents import rsl_rl_ppo_cfg as agents
+    from go2_locomotion.training.session import without_idle_symmetry
+
+    flat = without_idle_symmetry(agents.Go2FlatPPORunnerCfg().to_dict())["algorithm"]["symmetry_cfg"]
+    rough = without_idle_symmetry(agents.Go2RoughPPORunnerCfg().to_dict())["algorithm"]["symmetry_cfg"]
+    blind = without_idle_symmetry(agents.Go2RoughBlindPPORunnerCfg().to_dict())["algorithm"]["symmetry_cfg"]
+    assert flat["use_data_augmentation"] is True and flat["use_mirror_loss"] is False
+    assert rough is None and blind is None
+    assert agents.GO2_SYMMETRY.use_data_augmentation is False
