@@ -21,6 +21,7 @@ from isaaclab_tasks.utils import PresetCfg
 
 import go2_locomotion.tasks  # noqa: F401  (registers the tasks)
 from go2_locomotion.assets import go2_description, go2_usd
+from go2_locomotion.assets.go2 import REAL_GO2
 from go2_locomotion.export.manifest import OBSERVATION_FORMAT, observation_format_name, term_is
 from go2_locomotion.robot.bundle import OBSERVATION_INPUTS
 from go2_locomotion.robot.controller import ReferenceController, RobotState
@@ -149,9 +150,14 @@ def test_play_mode_disables_noise_and_pushes_and_leaves_training_alone(task):
         pushes = [name for name, term in _terms(cfg.events).items() if term.func.__name__ in PUSHES]
         assert pushes == [], f"play mode keeps pushes {pushes}"
         assert all(term.debug_vis for term in _terms(cfg.commands).values())
-        # play mode changes playback settings only: rewards, actions, terminations and observations are training's
+        # play mode changes playback settings only: rewards, actions (but the targets' delay: none), terminations and
+        # observations are training's
+        assert cfg.actions.joint_pos.max_delay == 0
         for section in ("rewards", "actions", "terminations"):
-            assert getattr(cfg, section).to_dict() == getattr(training, section).to_dict(), section
+            played, trained = getattr(cfg, section).to_dict(), getattr(training, section).to_dict()
+            if section == "actions":
+                played["joint_pos"].pop("max_delay"), trained["joint_pos"].pop("max_delay")
+            assert played == trained, section
         for name, group in _groups(cfg).items():
             assert _terms(group).keys() == _terms(getattr(training.observations, name)).keys()
     # the training config keeps the actor's noise and pushes (play mode does not leak into it); a privileged
@@ -316,3 +322,50 @@ def test_physics_presets_resolve_like_isaac_lab_and_keep_the_mdp(task):
             assert getattr(physx, section).to_dict() == getattr(default, section).to_dict(), (selector, section)
         assert physx.scene.robot.spawn.usd_path == default.scene.robot.spawn.usd_path
     assert math.isclose(default.sim.dt * default.decimation, physx.sim.dt * physx.decimation)
+
+
+def _resolved(task: str, play_mode: bool = False, presets: str | None = None):
+    from isaaclab_tasks.utils import resolve_task_config
+
+    overrides = [f"presets={presets}"] if presets else []
+    return resolve_task_config(task, None, play_mode=play_mode, overrides=overrides)[0]
+
+
+@pytest.mark.parametrize("task", TRAINING_TASKS)
+def test_real_go2_preset_trains_on_the_real_robot_and_plays_the_nominal_one(task):
+    """presets=real_go2: the actuator of assets/go2.py, 0-20 ms of target delay at 5 ms physics steps, a payload,
+    gain and joint randomisation, straight commands and the small-bias yaw term; its play mode is the nominal robot.
+    Without the preset, the package's first Go2 (on which the shipped policies were trained)."""
+    from go2_locomotion.assets import go2
+
+    trained, played = _resolved(task, presets=REAL_GO2), _resolved(task, play_mode=True, presets=REAL_GO2)
+    legs = trained.scene.robot.actuators["legs"]
+    assert legs.armature == go2.ARMATURE and legs.friction == legs.dynamic_friction == 0.2
+    assert legs.viscous_friction == 0.1 and legs.actuator_velocity_limit[".*_calf_joint"] == pytest.approx(
+        15.65, abs=0.01
+    )
+    # Unitree's knee point: 20.2 N m at 13.5 rad/s on the DC-motor line, zero at 30 rad/s
+    stall = legs.saturation_effort[".*_hip_joint"]
+    assert stall * (1 - 13.5 / 30.0) == pytest.approx(20.2) and not trained.sim.use_newton_actuators
+    assert (trained.actions.joint_pos.min_delay, trained.actions.joint_pos.max_delay) == (0, 4)
+    events = trained.events
+    assert events.add_base_mass.params["mass_distribution_params"] == (-1.0, 7.0)
+    assert events.actuator_gains.params["stiffness_distribution_params"] == (0.8, 1.2)
+    assert events.joint_parameters.params["armature_distribution_params"] == (0.5, 1.5)
+    assert events.physics_material.params["static_friction_range"] == (0.2, 1.25)
+    assert events.push_robot.params["velocity_range"]["x"] == (-1.0, 1.0)
+    assert trained.commands.base_velocity.rel_straight_envs == 0.3
+    assert trained.rewards.track_ang_vel_z_fine.params["std"] == 0.1
+    assert played.actions.joint_pos.max_delay == 0 and played.events.push_robot is None
+    assert played.events.add_base_mass is played.events.actuator_gains is played.events.joint_parameters is None
+    friction = played.events.physics_material.params
+    assert (friction["static_friction_range"], friction["dynamic_friction_range"]) == ((0.8, 0.8), (0.6, 0.6))
+    assert played.scene.robot.actuators["legs"].armature == go2.ARMATURE  # the robot keeps its actuator
+    # the default: the first Go2, as the shipped policies were trained
+    default = _resolved(task)
+    legs = default.scene.robot.actuators["legs"]
+    assert legs.armature is None and legs.friction == 0.0 and legs.actuator_velocity_limit == 30.0
+    assert legs.saturation_effort == legs.actuator_effort_limit and default.sim.use_newton_actuators
+    assert default.actions.joint_pos.max_delay == 0 and default.events.actuator_gains is None
+    assert default.events.add_base_mass.params["mass_distribution_params"] == (0.8, 1.25)
+    assert default.commands.base_velocity.rel_straight_envs == 0.0 and default.rewards.track_ang_vel_z_fine is None

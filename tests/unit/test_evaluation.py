@@ -240,3 +240,28 @@ def test_stop_by_hand():
     assert report["commands"][0]["time_to_stand_s"] == pytest.approx(26 * 0.02)  # the slower robot: step 31
     assert report["summary"]["stop_time_s"] == pytest.approx(0.52) and report["summary"]["stop_stood_rate"] == 1.0
     assert report["summary"]["xy_error_moving"] is None  # a stop is a standing command
+
+
+def test_heading_drift_by_hand():
+    """Two robots told to walk straight ahead turn at +0.04 and -0.02 rad/s: their headings change 0.04 and 0.02 rad
+    a second, so the drift is 0.03 rad/s (their signed mean, 0.01, would hide it). A turning robot and a standing one
+    have no drift figure; a robot that falls counts until its fall."""
+    grid = [
+        GridCommand("forward", (0.5, 0.0, 0.0)),
+        GridCommand("turn", (0.0, 0.0, 0.5)),
+        GridCommand("stand", (0.0, 0.0, 0.0)),
+        GridCommand("left", (0.0, 0.5, 0.0)),
+    ]
+    recorder = _recorder(grid, [0, 0, 1, 2, 3])
+    for step in range(6):
+        # robot 4 (left) turns at 0.1 rad/s until it falls at step 4, then its readings (1.0 rad/s) do not count
+        wz = np.array([0.04, -0.02, 0.5, 0.0, 0.1 if step < 4 else 1.0])
+        recorder.record(_state(range(5), np.zeros(5), np.zeros(5), wz, fell=[4] if step == 4 else []))
+    forward, turn, stand, left = recorder.report()["commands"]
+    assert forward["heading_drift"] == pytest.approx(0.03)
+    assert forward["achieved"]["wz"] == pytest.approx(0.01)
+    assert turn["heading_drift"] is None and stand["heading_drift"] is None
+    assert left["heading_drift"] == pytest.approx(0.1)
+    assert recorder.report()["summary"]["heading_drift"] == pytest.approx((0.03 + 0.1) / 2)
+    # a stop (moving, then told to stand) is no straight command
+    assert not GridCommand("stop", (0.0, 0.0, 0.0), before=(1.0, 0.0, 0.0), switch_s=6.0).straight

@@ -1,5 +1,8 @@
 """Isaac Lab configuration of the Go2: articulation, DC-motor actuators, standing pose, offline ground plane.
 
+The actuator figures (torque-speed curve, rotor inertia, joint friction, delay) each name their source;
+docs/robot_model.md puts them beside Unitree's.
+
 All actuator and pose figures of the Go2 live here; its geometry and mass live in :mod:`go2_description`.
 """
 
@@ -15,6 +18,7 @@ from isaaclab.utils import configclass
 from isaaclab.utils.assets import ISAACLAB_NUCLEUS_DIR
 from isaaclab_newton.sim.schemas import NewtonArticulationCfg
 from isaaclab_physx.sim.schemas import PhysxArticulationCfg, PhysxRigidBodyCfg
+from isaaclab_tasks.utils import preset
 
 from ..compat import ovphysx_cylinders
 from . import go2_description, go2_usd
@@ -39,17 +43,86 @@ STANDING_BASE_HEIGHT = go2_description.standing_height(
 the pose above span 0.300 m (front) and 0.291 m (rear) below the trunk; their mean plus the 0.022 m foot radius
 is 0.318 m."""
 
-EFFORT_LIMIT = {".*_hip_joint": 23.7, ".*_thigh_joint": 23.7, ".*_calf_joint": 45.43}
-"""Peak joint torque [N m]; the calf sits behind an extra knee reduction."""
+REAL_GO2 = "real_go2"
+"""The preset (``presets=real_go2``) that gives the tasks the Go2 as Unitree specifies it: this module's torque-speed
+curve, rotor inertia and joint friction, the targets' delay, and the randomisation a real robot needs
+(``tasks/velocity_env_cfg.py``). docs/robot_model.md lists every figure and its source."""
 
-VELOCITY_LIMIT = 30.0
-"""Joint speed limit [rad/s]."""
+KNEE_REDUCTION = 45.43 / 23.7
+"""Extra reduction of the calf joint behind its motor [-]: Unitree's published peak torques, 45.43 N m at the calf
+against 23.7 N m at the hip and thigh on the same motor (GO-M8010-6), 1.917:1. The calf's torque figures are the
+motor's times this ratio, its speeds the motor's divided by it."""
+
+MOTOR_PEAK_TORQUE = 23.7
+"""Peak torque of a Go2 joint motor at the hip and thigh [N m] (Unitree's figure; its MuJoCo model's ctrlrange)."""
+
+MOTOR_TORQUE_AT_KNEE_SPEED = 20.2
+"""Torque the motor still gives at :data:`MOTOR_KNEE_SPEED` with torque and speed in the same direction [N m]:
+the knee point of Unitree's torque-speed curve of the Go2 motor (Unitree's Isaac Lab actuator figures, ``Y1``)."""
+
+MOTOR_KNEE_SPEED = 13.5
+"""Speed up to which the motor gives (nearly) full torque [rad/s] (Unitree's curve, ``X1``)."""
+
+MOTOR_NO_LOAD_SPEED = 30.0
+"""Speed at which the motor's torque falls to zero [rad/s] (Unitree's curve, ``X2``)."""
+
+MOTOR_STALL_TORQUE = MOTOR_TORQUE_AT_KNEE_SPEED / (1.0 - MOTOR_KNEE_SPEED / MOTOR_NO_LOAD_SPEED)
+"""Isaac Lab's DC-motor line through Unitree's knee point and no-load speed, extended to rest [N m]: 36.7. The
+available torque is ``min(peak, stall x (1 - speed / no-load speed))``: the peak up to 10.6 rad/s, 20.2 N m at
+13.5 rad/s, zero at 30 rad/s: Unitree's curve from its knee point up (below it Unitree states 20.2 N m with torque
+and speed in the same direction; the peak here is its model's 23.7). Braking torque (against the motion) stays at the
+peak, as Unitree's 23.4 N m opposite-direction figure."""
+
+EFFORT_LIMIT = {".*_hip_joint": MOTOR_PEAK_TORQUE, ".*_thigh_joint": MOTOR_PEAK_TORQUE, ".*_calf_joint": 45.43}
+"""Peak joint torque [N m]; the calf sits behind :data:`KNEE_REDUCTION`."""
+
+SATURATION_EFFORT = {
+    ".*_hip_joint": MOTOR_STALL_TORQUE,
+    ".*_thigh_joint": MOTOR_STALL_TORQUE,
+    ".*_calf_joint": MOTOR_STALL_TORQUE * KNEE_REDUCTION,
+}
+"""DC-motor stall torque of each joint [N m] (:data:`MOTOR_STALL_TORQUE`; the calf's through the knee reduction):
+36.7 and 70.3."""
+
+VELOCITY_LIMIT = {
+    ".*_hip_joint": MOTOR_NO_LOAD_SPEED,
+    ".*_thigh_joint": MOTOR_NO_LOAD_SPEED,
+    ".*_calf_joint": MOTOR_NO_LOAD_SPEED / KNEE_REDUCTION,
+}
+"""No-load joint speed [rad/s]: 30 at the hip and thigh, 15.65 at the calf (the same motor behind the knee
+reduction). The package's first Go2 (the default until policies trained on :data:`REAL_GO2` ship) has 30 rad/s at
+every joint and a stall torque equal to the peak, which gives the hip and thigh 13 N m at 13.5 rad/s where Unitree's
+motor gives 20.2 (docs/robot_model.md)."""
 
 STIFFNESS = 25.0
 """PD position gain Kp [N m/rad]."""
 
 DAMPING = 0.5
 """PD velocity gain Kd [N m s/rad]."""
+
+ARMATURE = {".*_hip_joint": 0.01, ".*_thigh_joint": 0.01, ".*_calf_joint": 0.02}
+"""Rotor inertia reflected at each joint [kg m^2]. Unitree's MuJoCo model of the Go2 gives every joint 0.01; the
+calf's rotor sits behind the extra knee reduction, which multiplies a reflected inertia by its square (x3.7, 0.037
+from 0.01), and a published system identification of a Go2 found 0.006-0.016 at the hip and thigh and
+0.028-0.032 at the calf. 0.02 at the calf is between; the start-up randomisation scales every joint's figure by
+0.5-1.5 (0.01-0.03 at the calf), which covers all of these."""
+
+JOINT_FRICTION = 0.2
+"""Coulomb friction of each joint [N m]: Unitree's MuJoCo model of the Go2 (``frictionloss``)."""
+
+JOINT_VISCOUS_FRICTION = 0.1
+"""Viscous friction of each joint [N m s/rad], passive damping on top of the PD's Kd: Unitree's MuJoCo model of
+the Go2 (``damping``)."""
+
+ACTION_DELAY_S = (0.0, 0.020)
+"""Delay of the joint targets, drawn per robot at each reset [s]: 0-20 ms, the latency a Go2 holds from its state
+to its motors (one DDS round trip and the policy's compute); HIMLoco trains a Go2 with
+0-15 ms. The action term applies it (``tasks/mdp/delayed_action.py``): Isaac Lab's delayed actuator is an ideal
+PD, and fixed under Newton-native actuators."""
+
+PAYLOAD_RANGE = (-1.0, 7.0)
+"""Mass added to the trunk at start-up [kg]: up to Unitree's published Go2 payload (about 7 kg), and down by 1 kg
+for a lighter build or battery (the trunk is 6.92 kg of the robot's 15.2)."""
 
 HOSTED_GO2_USD = f"{ISAACLAB_NUCLEUS_DIR}/Robots/Unitree/Go2/go2.usd"
 """Isaac Lab's hosted Go2 asset (downloaded at run time). Select it with
@@ -118,15 +191,23 @@ GO2_CFG = ArticulationCfg(
     # (contact forces, poses, masses) index the same bodies on both backends.
     body_ordering=BODY_NAMES,
     actuators={
+        # The figures above with presets=real_go2 (REAL_GO2); the package's first Go2 otherwise, on which the
+        # shipped policies were trained: stall torque = peak torque, 30 rad/s at every joint, no rotor inertia, no
+        # joint friction. The default moves to REAL_GO2 when policies trained on it ship (issue 55).
         "legs": DCMotorCfg(
             joint_names_expr=[".*_hip_joint", ".*_thigh_joint", ".*_calf_joint"],
             actuator_effort_limit=EFFORT_LIMIT,
-            saturation_effort=EFFORT_LIMIT,
-            actuator_velocity_limit=VELOCITY_LIMIT,
+            saturation_effort=preset(default=EFFORT_LIMIT, **{REAL_GO2: SATURATION_EFFORT}),
+            actuator_velocity_limit=preset(default=MOTOR_NO_LOAD_SPEED, **{REAL_GO2: VELOCITY_LIMIT}),
             stiffness=STIFFNESS,
             damping=DAMPING,
-            friction=0.0,
+            armature=preset(default=None, **{REAL_GO2: ARMATURE}),
+            friction=preset(default=0.0, **{REAL_GO2: JOINT_FRICTION}),
+            dynamic_friction=preset(default=None, **{REAL_GO2: JOINT_FRICTION}),
+            viscous_friction=preset(default=None, **{REAL_GO2: JOINT_VISCOUS_FRICTION}),
         ),
     },
 )
-"""The Go2 with DC-motor actuators on its 12 leg joints, spawned from the offline asset."""
+"""The Go2 with DC-motor actuators on its 12 leg joints (with ``presets=real_go2``: Unitree's torque-speed curve,
+rotor inertia and joint friction), spawned from the offline asset; the targets' 0-20 ms delay is the action term's
+(:data:`ACTION_DELAY_S`)."""

@@ -38,6 +38,11 @@ class GridCommand:
         """Whether anything but standing still is asked (after the switch)."""
         return any(abs(v) > 0.0 for v in self.command)
 
+    @property
+    def straight(self) -> bool:
+        """Told to move without turning, throughout: a yaw rate of 0 and some linear velocity, no switch."""
+        return self.before is None and self.command[2] == 0.0 and any(abs(v) > 0.0 for v in self.command[:2])
+
     def at(self, time_s: float) -> tuple[float, float, float]:
         """The command at ``time_s`` seconds from the episode start."""
         return self.before if self.before is not None and time_s < self.switch_s else self.command

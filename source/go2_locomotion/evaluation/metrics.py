@@ -151,6 +151,7 @@ class GridRecorder:
             "xy_error_rms": rms("xy_error"),
             "yaw_error": mean("yaw_error"),
             "yaw_error_rms": rms("yaw_error"),
+            "heading_drift": self._heading_drift(command, robots, series, mask),
             "fall_rate": float(falls.mean()) if len(robots) else None,
             "time_to_fall_s": float(fallen[falls].mean() * self.step_dt) if falls.any() else None,
             "height": mean("height"),
@@ -170,6 +171,16 @@ class GridRecorder:
             stood = [t for t in times if t is not None and t <= STAND_WITHIN_S + 1e-9]
             figures.update(time_to_stand_s=None if None in times else max(times), stood_rate=len(stood) / len(robots))
         return figures
+
+    @staticmethod
+    def _heading_drift(command: GridCommand, robots: np.ndarray, series: dict, mask: np.ndarray) -> float | None:
+        """A straight command (moving, yaw rate 0, no switch): the mean over its robots of each robot's |mean yaw
+        rate| [rad/s], i.e. its heading change per second; ``None`` for any other command or without samples."""
+        if not command.straight:
+            return None
+        wz = series["wz"][:, robots]
+        drifts = [abs(float(wz[mask[:, k], k].mean())) for k in range(len(robots)) if mask[:, k].any()]
+        return float(np.mean(drifts)) if drifts else None
 
     def _time_to_stand(self, command: GridCommand, robot: int, series: dict) -> float | None:
         """Seconds from ``command``'s switch until robot ``robot`` stands (four feet down, trunk slower than
@@ -207,6 +218,8 @@ FIGURES = {
     "xy_error_rms": "root mean square of the same [m/s]",
     "yaw_error": "mean |w_z - command_wz| [rad/s]",
     "yaw_error_rms": "root mean square of the same [rad/s]",
+    "heading_drift": "a straight command (moving, yaw rate 0): mean over its robots of |a robot's mean yaw rate|, its "
+    "heading change per second; null for other commands [rad/s]",
     "fall_rate": "fraction of the command's robots that fell (the task's termination) at any time",
     "time_to_fall_s": "mean time of the falls from the episode start [s]",
     "height": "mean trunk height above the ground [m]",
@@ -244,10 +257,12 @@ def summarise(per_command: list[dict], num_robots: int) -> dict:
         for c in standing
     ]
     stops = [c for c in standing if c.get("before") is not None]
+    straight = [c.get("heading_drift") for c in moving]
     stop_times = [c["time_to_stand_s"] for c in stops]
     return {
         "xy_error_moving": mean(c["xy_error"] for c in moving),
         "yaw_error_moving": mean(c["yaw_error"] for c in moving),
+        "heading_drift": mean(straight),
         "fall_rate": falls / num_robots if num_robots else None,
         "standing_drift": mean(c["xy_error"] for c in standing),
         "standing_net_velocity": mean(net),
@@ -261,6 +276,8 @@ def summarise(per_command: list[dict], num_robots: int) -> dict:
 SUMMARY = {
     "xy_error_moving": "mean xy error over the moving commands [m/s]",
     "yaw_error_moving": "mean yaw-rate error over the moving commands [rad/s]",
+    "heading_drift": "mean heading drift over the straight commands (moving, yaw rate 0): heading change per second "
+    "while told not to turn [rad/s]",
     "fall_rate": "fraction of all robots that fell",
     "standing_drift": "mean trunk xy speed while told to stand [m/s]",
     "standing_net_velocity": "|mean trunk xy velocity| while told to stand [m/s]",

@@ -56,20 +56,20 @@ def table(report: dict) -> str:
     """The printed table: per command, commanded and achieved velocity, errors, falls, height; then the summary."""
     lines = [
         f"{'command':16s} {'cmd vx':>6s} {'vy':>5s} {'wz':>5s} | {'got vx':>6s} {'vy':>5s} {'wz':>5s} | "
-        f"{'xy err':>6s} {'yaw err':>7s} {'falls':>5s} {'height':>6s}"
+        f"{'xy err':>6s} {'yaw err':>7s} {'drift':>6s} {'falls':>5s} {'height':>6s}"
     ]
     for c in report["commands"]:
         cmd, got = c["command"], c["achieved"]
         lines.append(
             f"{c['name']:16s} {cmd[0]:6.2f} {cmd[1]:5.2f} {cmd[2]:5.2f} | {fmt(got['vx'])} {fmt(got['vy'], 5)} "
-            f"{fmt(got['wz'], 5)} | {fmt(c['xy_error'])} {fmt(c['yaw_error'], 7)} {fmt(c['fall_rate'], 5)} "
-            f"{fmt(c['height'], 6, 3)}"
+            f"{fmt(got['wz'], 5)} | {fmt(c['xy_error'])} {fmt(c['yaw_error'], 7)} "
+            f"{fmt(c.get('heading_drift'), 6, 3)} {fmt(c['fall_rate'], 5)} {fmt(c['height'], 6, 3)}"
         )
     s = report["summary"]
     lines.append(
         f"summary: xy error (moving) {fmt(s['xy_error_moving'], 0, 3)} m/s, yaw error (moving) "
         f"{fmt(s['yaw_error_moving'], 0, 3)} rad/s, falls {fmt(s['fall_rate'], 0, 3)}, standing drift "
-        f"{fmt(s['standing_drift'], 0, 3)} m/s"
+        f"{fmt(s['standing_drift'], 0, 3)} m/s, heading drift (straight) {fmt(s.get('heading_drift'), 0, 3)} rad/s"
     )
     if "standing_all_feet_down" in s:  # reports written before the standing figures lack them
         lines.append(
@@ -105,7 +105,7 @@ def plot(report: dict, path: Path) -> None:
         fig.suptitle(
             f"{report.get('task')} on {report['simulator']}: {Path(str(report.get('checkpoint'))).name}; "
             f"xy error {fmt(s['xy_error_moving'], 0, 3)} m/s, yaw error {fmt(s['yaw_error_moving'], 0, 3)} rad/s, "
-            f"falls {fmt(s['fall_rate'], 0, 2)}"
+            f"falls {fmt(s['fall_rate'], 0, 2)}, heading drift {fmt(s.get('heading_drift'), 0, 3)} rad/s"
         )
 
 

@@ -15,11 +15,13 @@ import numpy as np
 import onnx
 import yaml
 from isaaclab.actuators import ActuatorBase
+from isaaclab.utils.string import resolve_matching_names_values
 
 from ..compat import private_api
 from ..envs import physics_record
 from ..robot.bundle import (
     FORMAT,
+    JOINT_DYNAMICS,
     MANIFEST_FILE,
     NUM_JOINTS,
     POLICY_FILE,
@@ -140,7 +142,9 @@ def _group_values(robot, name: str) -> dict[str, Any]:
 
 def actuator_figures(robot) -> dict[str, Any]:
     """Per-joint actuator figures in the articulation's joint order (model, kp, kd, effort and velocity limits,
-    saturation effort), read from the live actuator models."""
+    saturation effort), read from the live actuator models; then the joints' nominal rotor inertia and friction
+    (:data:`~go2_locomotion.robot.bundle.JOINT_DYNAMICS`) from the actuator configs (the live values may be a
+    robot's randomised ones)."""
     names = list(robot.joint_names)
     per_joint: dict[str, list] = {key: [None] * NUM_JOINTS for key in ACTUATOR_FIELDS}
     models = set()
@@ -151,6 +155,18 @@ def actuator_figures(robot) -> dict[str, Any]:
             column = _per_joint(value) if value is not None else [None] * len(group_joints)
             for k, joint in enumerate(group_joints):
                 per_joint[key][names.index(joint)] = column[k]
+    for key in JOINT_DYNAMICS:
+        per_joint[key] = [0.0] * NUM_JOINTS
+        for cfg in robot.cfg.actuators.values():
+            value = getattr(cfg, key)
+            if value is None:  # the USD's: the package's Go2 description authors none
+                continue
+            joints = robot.find_joints(cfg.joint_names_expr)[1]
+            if isinstance(value, dict):
+                _, matched, values = resolve_matching_names_values(value, joints)
+                value = dict(zip(matched, values, strict=True))
+            for joint in joints:
+                per_joint[key][names.index(joint)] = _number(value[joint] if isinstance(value, dict) else value)
     missing = [names[i] for i, kp in enumerate(per_joint["kp"]) if kp is None]
     if missing:
         raise ExportError(f"joints {missing} have no actuator gains; the bundle needs gains for all {NUM_JOINTS}")

@@ -71,6 +71,17 @@ class Bundle:
         """A per-joint manifest list ``[12]`` (policy order) as float64."""
         return _joint_array(self.manifest, dotted, self.manifest_path)
 
+    def joint_dynamics(self) -> dict[str, np.ndarray]:
+        """The joints' passive figures the policy was trained with, ``{name: [12]}`` in policy order:
+        ``armature`` [kg m^2], ``friction`` (Coulomb) [N m] and ``viscous_friction`` [N m s/rad]
+        (:data:`JOINT_DYNAMICS`); zeros for a figure the manifest lacks (bundles exported before 2026-12-06,
+        whose Go2 had none)."""
+        actuators = self.manifest.get("actuators") or {}
+        return {
+            key: self.joint_array(f"actuators.{key}") if actuators.get(key) is not None else np.zeros(NUM_JOINTS)
+            for key in JOINT_DYNAMICS
+        }
+
     def command_ranges(self) -> dict[str, list[float]]:
         """The ranges of the velocity command the policy observes, e.g. ``{"lin_vel_x": [lo, hi], ...}``: the
         ``commands`` entry its command input's ``params.command_name`` names."""
@@ -138,6 +149,10 @@ def _check_timing(manifest: dict, path: Path) -> None:
             f"{values['sim_dt'] * values['decimation']}"
         )
 
+
+JOINT_DYNAMICS = ("armature", "friction", "viscous_friction")
+"""Optional per-joint ``actuators`` fields: rotor inertia [kg m^2], Coulomb [N m] and viscous [N m s/rad] joint
+friction, each >= 0 (:meth:`Bundle.joint_dynamics`)."""
 
 INTEGRATORS = ("euler", "rk4", "implicit", "implicitfast")
 """MuJoCo integrators a manifest may name in ``physics.integrator``."""
@@ -286,6 +301,11 @@ def load_bundle(directory: Path | str) -> Bundle:
     per_joint = ("joints.default_position", "joints.default_velocity", "actuators.kp", "actuators.kd")
     for dotted in (*per_joint, "action.scale", "action.offset"):
         _joint_array(manifest, dotted, path)
+    for key in JOINT_DYNAMICS:
+        if (manifest.get("actuators") or {}).get(key) is not None:
+            values = _joint_array(manifest, f"actuators.{key}", path)
+            if not (np.isfinite(values).all() and (values >= 0).all()):
+                raise BundleError(f"{path}: field 'actuators.{key}' must be {NUM_JOINTS} numbers >= 0, got {values}")
     if _field(manifest, "action.width", path) != NUM_JOINTS:
         raise BundleError(f"{path}: field 'action.width' must be {NUM_JOINTS}, got {manifest['action']['width']}")
     _check_observation(manifest, path)

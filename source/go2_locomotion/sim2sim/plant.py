@@ -185,6 +185,19 @@ def mujoco_settings(bundle: Bundle, substeps: int | None = None) -> MujocoSettin
     )
 
 
+def set_joint_dynamics(spec: mujoco.MjSpec, bundle: Bundle) -> None:
+    """Give each joint of ``spec`` the rotor inertia (``armature``), Coulomb friction (``frictionloss``) and viscous
+    friction (``damping``) the bundle's policy was trained with
+    (:meth:`~go2_locomotion.robot.bundle.Bundle.joint_dynamics`; zeros for a bundle that records none, as its Go2 had
+    none)."""
+    dynamics = bundle.joint_dynamics()
+    for k, name in enumerate(bundle.field("joints.names")):
+        joint = spec.joint(name)
+        joint.armature = float(dynamics["armature"][k])
+        joint.frictionloss = float(dynamics["friction"][k])
+        joint.damping[0] = float(dynamics["viscous_friction"][k])  # a hinge's one damping coefficient
+
+
 def build_model(
     bundle: Bundle,
     settings: MujocoSettings,
@@ -200,7 +213,11 @@ def build_model(
     Raises:
         ValueError: ``model_file`` cannot be loaded (:func:`load_model_file`) or lacks a foot sphere.
     """
-    spec = go2.build_spec(spawn_height=0.0) if model_file is None else load_model_file(model_file).spec
+    if model_file is None:
+        spec = go2.build_spec(spawn_height=0.0)
+        set_joint_dynamics(spec, bundle)
+    else:  # a model file carries its own joints' rotor inertia and friction (Unitree's go2.xml: every joint's)
+        spec = load_model_file(model_file).spec
     spec.option.timestep = float(bundle.field("timing.sim_dt")) / settings.substeps
     spec.option.integrator = getattr(mujoco.mjtIntegrator, f"mjINT_{settings.integrator.upper()}")
     spec.option.cone = getattr(mujoco.mjtCone, f"mjCONE_{settings.cone.upper()}")

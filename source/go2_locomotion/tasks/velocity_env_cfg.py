@@ -37,7 +37,7 @@ from isaaclab_physx.physics import PhysxCfg
 from isaaclab_physx.sim.spawners.materials import PhysxRigidBodyMaterialCfg
 from isaaclab_tasks.utils import PresetCfg, preset
 
-from ..assets.go2 import GO2_CFG, STANDING_BASE_HEIGHT
+from ..assets.go2 import ACTION_DELAY_S, GO2_CFG, PAYLOAD_RANGE, REAL_GO2, STANDING_BASE_HEIGHT
 from ..assets.go2_description import FOOT_BODIES, TOTAL_MASS
 from ..compat import PATCH_LAUNCHER
 from . import mdp
@@ -72,6 +72,15 @@ undertrained (docs/learning.md)."""
 
 FEET = SceneEntityCfg("contact_forces", body_names=list(FOOT_BODIES), preserve_order=True)
 """The four feet's contact sensors, in :data:`FOOT_BODIES` order."""
+
+STRAIGHT_SHARE = 0.3
+"""Share of the robots told, at each command draw, a yaw rate of exactly 0 with no heading controller [-]: a Go2
+owner's stick sends the yaw rate itself, and policies that only met Isaac Lab's heading controller (which corrects
+a drift for them) turned 0.02-0.07 rad/s when told to walk straight (docs/learning.md, *Walking straight*)."""
+
+YAW_BIAS_STD = 0.1
+"""Width of the reward that charges a small yaw-rate error [rad/s]: Isaac Lab's yaw tracking (width 0.5 rad/s)
+charges a 0.03 rad/s drift 0.4 % of its reward, this one 9 %."""
 
 VELOCITY_COMMAND = "base_velocity"
 """The velocity command term (:class:`CommandsCfg`'s field): what the policy observes, the rewards track, playback
@@ -230,6 +239,33 @@ class Go2TerrainsCfg(PresetCfg):
     """Stairs to 20 cm on 60 % of the columns (:data:`GO2_STAIRS20_TERRAINS`)."""
 
 
+def scale_joint_figures(func, **ranges) -> EventTerm:
+    """A start-up event scaling figures of every Go2 joint by factors drawn uniformly from ``ranges`` (the
+    ``*_distribution_params`` of Isaac Lab's ``func``), per robot and joint."""
+    return EventTerm(
+        func=func,
+        mode="startup",
+        params={"asset_cfg": SceneEntityCfg("robot", joint_names=".*"), **ranges, "operation": "scale"},
+    )
+
+
+def real_go2_only(term):
+    """``term`` with ``presets=real_go2`` (:data:`~go2_locomotion.assets.go2.REAL_GO2`), no term otherwise."""
+    return preset(default=None, **{REAL_GO2: term})
+
+
+def _set_real_go2(owner, key: str, value) -> None:
+    """Set ``owner``'s field (or dict entry) ``key``: its :data:`~go2_locomotion.assets.go2.REAL_GO2` alternative while
+    it is a preset, else the field itself."""
+    current = owner[key] if isinstance(owner, dict) else getattr(owner, key)
+    if isinstance(current, PresetCfg):
+        setattr(current, REAL_GO2, value)
+    elif isinstance(owner, dict):
+        owner[key] = value
+    else:
+        setattr(owner, key, value)
+
+
 def terrain_generators(generator) -> list[TerrainGeneratorCfg]:
     """The terrain generator config: each of :class:`Go2TerrainsCfg`'s while presets are unresolved (a -Play config
     applies its play mode then), the config itself after, none for ``None`` (a plane)."""
@@ -304,6 +340,7 @@ class CommandsCfg:
         resampling_time_range=(10.0, 10.0),
         rel_standing_envs=STANDING_SHARE,
         rel_heading_envs=1.0,
+        rel_straight_envs=preset(default=0.0, **{REAL_GO2: STRAIGHT_SHARE}),
         heading_command=True,
         heading_control_stiffness=0.5,
         # Arrows cost time on every step; play_mode turns them on.
@@ -312,16 +349,26 @@ class CommandsCfg:
             lin_vel_x=(-1.0, 1.0), lin_vel_y=(-1.0, 1.0), ang_vel_z=(-1.0, 1.0), heading=(-math.pi, math.pi)
         ),
     )
-    """Command ``[N, 3]``: lin x [m/s], lin y [m/s], yaw rate [rad/s] (from a heading target), resampled every
-    10 s; Isaac Lab's uniform velocity command, which a person can take over during playback (``steer``)."""
+    """Command ``[N, 3]``: lin x [m/s], lin y [m/s], yaw rate [rad/s] (from a heading target; with ``presets=real_go2``
+    exactly 0 for :data:`STRAIGHT_SHARE` of the robots), resampled every 10 s; Isaac Lab's uniform velocity command,
+    which a person can take over during playback (``steer``)."""
 
 
 @configclass
 class ActionsCfg:
     """Joint position targets."""
 
-    joint_pos = mdp.JointPositionActionCfg(asset_name="robot", joint_names=[".*"], scale=0.25, use_default_offset=True)
-    """Action ``[N, 12]``: target = standing pose + 0.25 x action [rad]."""
+    joint_pos = mdp.DelayedJointPositionActionCfg(
+        asset_name="robot",
+        joint_names=[".*"],
+        scale=0.25,
+        use_default_offset=True,
+        min_delay=round(ACTION_DELAY_S[0] / SIM_DT),
+        max_delay=preset(default=0, **{REAL_GO2: round(ACTION_DELAY_S[1] / SIM_DT)}),
+    )
+    """Action ``[N, 12]``: target = standing pose + 0.25 x action [rad]; with ``presets=real_go2`` reaching the motors
+    0-4 physics steps (0-20 ms, :data:`~go2_locomotion.assets.go2.ACTION_DELAY_S`) late, drawn per robot at each
+    reset."""
 
 
 GO2_WEIGHT = TOTAL_MASS * -SimulationCfg().gravity[2]
@@ -422,6 +469,12 @@ class ObservationsCfg:
     teacher: PolicyCfg | None = None
 
 
+NOMINAL_ROBOT_FRICTION = (0.8, 0.6)
+"""Static and dynamic friction of the robot's feet on the ground [-] (the ground's is 1.0 and the two multiply):
+the default's, and what playback and the evaluation use with ``presets=real_go2``, whose training draws from
+0.2-1.25 (:class:`EventsCfg`)."""
+
+
 @configclass
 class EventsCfg:
     """Domain randomisation and resets."""
@@ -431,25 +484,63 @@ class EventsCfg:
         mode="startup",
         params={
             "asset_cfg": SceneEntityCfg("robot", body_names=".*"),
-            "static_friction_range": (0.8, 0.8),
-            "dynamic_friction_range": (0.6, 0.6),
+            "static_friction_range": preset(default=(0.8, 0.8), **{REAL_GO2: (0.2, 1.25)}),
+            "dynamic_friction_range": preset(default=(0.6, 0.6), **{REAL_GO2: (0.2, 1.25)}),
             "restitution_range": (0.0, 0.0),
             "num_buckets": 64,
+            "make_consistent": True,
         },
     )
-    """Robot friction, set once at start-up."""
+    """Robot friction, set once at start-up (the ground's is 1.0 and the two multiply): 0.8 static, 0.6 dynamic; with
+    ``presets=real_go2`` both drawn from [0.2, 1.25], dynamic at most static: wet tiles to rubber on concrete,
+    HIMLoco's Go2 range."""
 
-    add_base_mass = EventTerm(
-        func=mdp.randomize_rigid_body_mass,
-        mode="startup",
-        params={
-            "asset_cfg": SceneEntityCfg("robot", body_names="base"),
-            "mass_distribution_params": (1 / 1.25, 1.25),
-            "operation": "scale",
-            "distribution": "log_uniform",
+    add_base_mass = preset(
+        default=EventTerm(
+            func=mdp.randomize_rigid_body_mass,
+            mode="startup",
+            params={
+                "asset_cfg": SceneEntityCfg("robot", body_names="base"),
+                "mass_distribution_params": (1 / 1.25, 1.25),
+                "operation": "scale",
+                "distribution": "log_uniform",
+            },
+        ),
+        **{
+            REAL_GO2: EventTerm(
+                func=mdp.randomize_rigid_body_mass,
+                mode="startup",
+                params={
+                    "asset_cfg": SceneEntityCfg("robot", body_names="base"),
+                    "mass_distribution_params": PAYLOAD_RANGE,
+                    "operation": "add",
+                },
+            )
         },
     )
-    """Trunk mass scaled by a log-uniform factor in [0.8, 1.25]."""
+    """Trunk mass scaled by a log-uniform factor in [0.8, 1.25]; with ``presets=real_go2`` a payload: -1 to +7 kg
+    on the trunk (:data:`~go2_locomotion.assets.go2.PAYLOAD_RANGE`), its inertia scaled with it."""
+
+    actuator_gains = real_go2_only(
+        scale_joint_figures(
+            mdp.randomize_actuator_gains,
+            stiffness_distribution_params=(0.8, 1.2),
+            damping_distribution_params=(0.8, 1.2),
+        )
+    )
+    """With ``presets=real_go2``: Kp and Kd of every joint scaled by [0.8, 1.2], per joint: motor and drive spread
+    (HIMLoco 0.9-1.1; the robustness grid's gain cells are x0.8 and x1.2)."""
+
+    joint_parameters = real_go2_only(
+        scale_joint_figures(
+            mdp.randomize_joint_parameters,
+            friction_distribution_params=(0.5, 1.5),
+            armature_distribution_params=(0.5, 1.5),
+        )
+    )
+    """With ``presets=real_go2``: joint friction (Coulomb and viscous together) and rotor inertia of every joint scaled
+    by [0.5, 1.5] around the actuator's figures (:mod:`go2_locomotion.assets.go2`): 0.1-0.3 N m, 0.05-0.15 N m s/rad,
+    0.005-0.015 kg m^2 (0.01-0.03 at the calf)."""
 
     base_com = EventTerm(
         func=mdp.randomize_rigid_body_com,
@@ -494,9 +585,15 @@ class EventsCfg:
         func=mdp.push_by_setting_velocity,
         mode="interval",
         interval_range_s=(10.0, 15.0),
-        params={"velocity_range": {"x": (-0.5, 0.5), "y": (-0.5, 0.5)}},
+        params={
+            "velocity_range": {
+                "x": preset(default=(-0.5, 0.5), **{REAL_GO2: (-1.0, 1.0)}),
+                "y": preset(default=(-0.5, 0.5), **{REAL_GO2: (-1.0, 1.0)}),
+            }
+        },
     )
-    """A push: trunk velocity set to a random +-0.5 m/s every 10-15 s."""
+    """A push: trunk velocity set to a random +-0.5 m/s every 10-15 s; +-1.0 m/s (x and y) with
+    ``presets=real_go2``."""
 
 
 @configclass
@@ -511,6 +608,15 @@ class RewardsCfg:
         func=mdp.track_ang_vel_z_exp, weight=0.75, params={"command_name": VELOCITY_COMMAND, "std": math.sqrt(0.25)}
     )
     """exp(-(w_z cmd - w_z)^2 / 0.25)."""
+    track_ang_vel_z_fine = real_go2_only(
+        RewTerm(
+            func=mdp.track_ang_vel_z_exp,
+            weight=0.5,
+            params={"command_name": VELOCITY_COMMAND, "std": YAW_BIAS_STD},
+        )
+    )
+    """With ``presets=real_go2``: exp(-(w_z cmd - w_z)^2 / 0.01), which charges the small yaw biases the wide term above
+    hardly sees (:data:`YAW_BIAS_STD`)."""
     lin_vel_z_l2 = RewTerm(func=mdp.lin_vel_z_l2, weight=-2.0)
     """Vertical trunk velocity squared [m^2/s^2]."""
     ang_vel_xy_l2 = RewTerm(func=mdp.ang_vel_xy_l2, weight=-0.05)
@@ -583,6 +689,12 @@ class Go2RoughEnvCfg(ManagerBasedRLEnvCfg):
         render_interval=DECIMATION,
         physics=Go2PhysicsCfg(),
         physics_material=TERRAIN_MATERIAL,
+        # With presets=real_go2 Isaac Lab runs the DC motors itself on every engine (not as Newton-native actuators,
+        # 3.0's default): Newton
+        # then folds the whole decimation loop into one call and the action term is applied once per policy step,
+        # so the targets' per-robot delay (ActionsCfg) could only be whole 20 ms policy steps. Measured cost:
+        # docs/performance.md.
+        use_newton_actuators=preset(default=True, **{REAL_GO2: False}),
     )
     scene: Go2SceneCfg = Go2SceneCfg(num_envs=GPU_NUM_ENVS, env_spacing=2.5)
     observations: ObservationsCfg = ObservationsCfg()
@@ -596,9 +708,22 @@ class Go2RoughEnvCfg(ManagerBasedRLEnvCfg):
     episode_length_s: float = 20.0
 
     def play_mode(self):
-        """Playback: at most 50 robots, no observation noise, no pushes, a 5 x 5 terrain grid, command arrows."""
+        """Playback: at most 50 robots, no observation noise, no pushes, a 5 x 5 terrain grid, command arrows; with
+        ``presets=real_go2`` the nominal robot (no payload, delay, gain or joint randomisation; friction
+        :data:`NOMINAL_ROBOT_FRICTION`)."""
         super().play_mode()
         self.events.push_robot = None
+        # the nominal robot of presets=real_go2 (the default's play mode keeps its trunk mass draw); before the presets
+        # resolve (a -Play id) its alternatives change, after them (Isaac Lab's play entrypoint) the resolved values
+        events = self.events
+        for name in ("actuator_gains", "joint_parameters"):
+            _set_real_go2(events, name, None)
+        if isinstance(events.add_base_mass, PresetCfg) or events.add_base_mass.params.get("operation") == "add":
+            _set_real_go2(events, "add_base_mass", None)  # the payload
+        friction = events.physics_material.params
+        for key, value in zip(("static_friction_range", "dynamic_friction_range"), NOMINAL_ROBOT_FRICTION, strict=True):
+            _set_real_go2(friction, key, (value, value))
+        self.actions.joint_pos.max_delay = 0
         self.commands.base_velocity.debug_vis = True
         terrain = self.scene.terrain
         terrain.max_init_terrain_level = None  # spread robots over the whole grid

@@ -27,6 +27,8 @@ from isaaclab.envs.mdp import (
     lin_vel_z_l2,
     projected_gravity,
     push_by_setting_velocity,
+    randomize_actuator_gains,
+    randomize_joint_parameters,
     randomize_rigid_body_com,
     randomize_rigid_body_mass,
     randomize_rigid_body_material,
@@ -38,12 +40,15 @@ from isaaclab.envs.mdp import (
 )
 from isaaclab_tasks.core.velocity.mdp import feet_air_time, terrain_levels_vel
 
+from .delayed_action import DelayedJointPositionAction, DelayedJointPositionActionCfg
 from .gait import feet_down_standing, gait_phase, standing_joint_deviation_l1, trot_swing
 from .privileged import body_mass_offset, feet_contact_force
 from .solver_capacity import warn_on_solver_overflow
 from .steering import SteerableVelocityCommand, SteerableVelocityCommandCfg
 
 __all__ = [
+    "DelayedJointPositionAction",
+    "DelayedJointPositionActionCfg",
     "JointPositionActionCfg",
     "SteerableVelocityCommand",
     "SteerableVelocityCommandCfg",
@@ -71,6 +76,8 @@ __all__ = [
     "lin_vel_z_l2",
     "projected_gravity",
     "push_by_setting_velocity",
+    "randomize_actuator_gains",
+    "randomize_joint_parameters",
     "randomize_rigid_body_com",
     "randomize_rigid_body_mass",
     "randomize_rigid_body_material",

@@ -6,7 +6,9 @@ released robots draw a new random command at once. The policy sees the steered c
 ``velocity_commands`` observation it was trained with: there is no second path into the policy.
 
 Every Go2 task uses this term (training included), so a checkpoint is steerable whatever task config it was
-trained with; without a call to :meth:`SteerableVelocityCommand.steer` it draws exactly what the library term draws.
+trained with; without a call to :meth:`SteerableVelocityCommand.steer`, and with ``rel_straight_envs`` 0, it draws
+exactly what the library term draws. ``rel_straight_envs`` tells a share of the robots to walk with a yaw rate of
+exactly 0 and no heading controller, as a person's stick does.
 """
 
 from __future__ import annotations
@@ -54,7 +56,18 @@ class SteerableVelocityCommand(UniformVelocityCommand):
 
     def _resample_command(self, env_ids: Sequence[int]):
         super()._resample_command(env_ids)
+        self._draw_straight(env_ids)
         self._hold_steered(env_ids)
+
+    def _draw_straight(self, env_ids) -> None:
+        """A :attr:`~SteerableVelocityCommandCfg.rel_straight_envs` share of ``env_ids`` is told a yaw rate of exactly
+        0, open loop (no heading control): what a person's stick sends to walk straight."""
+        if self.cfg.rel_straight_envs <= 0.0:
+            return
+        ids = self._ids(env_ids)
+        straight = ids[torch.rand(len(ids), device=self.device) < self.cfg.rel_straight_envs]
+        self.vel_command_b[straight, 2] = 0.0
+        self.is_heading_env[straight] = False
 
     def _hold_steered(self, env_ids) -> None:
         """Steered robots among ``env_ids`` keep their steered command, unmodified by heading or standing draws."""
@@ -80,3 +93,8 @@ class SteerableVelocityCommandCfg(UniformVelocityCommandCfg):
     """:class:`UniformVelocityCommandCfg` whose term can be steered (:class:`SteerableVelocityCommand`)."""
 
     class_type: type = SteerableVelocityCommand
+
+    rel_straight_envs: float = 0.0
+    """Share of the robots, drawn at each resampling, told a yaw rate of exactly 0 without heading control [-]: the
+    heading controller corrects a drift for the policy, so a policy that only ever meets it never learns to hold
+    its heading open loop (docs/learning.md, *Walking straight*). 0 draws exactly what Isaac Lab's term draws."""

@@ -1,0 +1,44 @@
+"""presets=real_go2 built on both engines: the actuator's rotor inertia and joint friction reach the simulator,
+randomised per robot within their ranges, a payload sits on the trunk, and each robot's joint targets arrive the
+drawn number of physics steps late."""
+
+import pytest
+import torch
+from isaac_env import make_env
+
+from go2_locomotion.assets import go2
+
+NUM_ENVS = 64
+
+
+@pytest.mark.parametrize("physics", ["newton_mjwarp", "physx"])
+def test_real_go2_robot_on_each_engine(physics):
+    with make_env("Go2-Flat", num_envs=NUM_ENVS, overrides=[f"physics={physics}", f"presets={go2.REAL_GO2}"]) as env:
+        env.reset(seed=0)
+        unwrapped = env.unwrapped
+        robot = unwrapped.scene["robot"]
+        data = robot.data
+        calf = [i for i, name in enumerate(robot.joint_names) if name.endswith("calf_joint")]
+        hips_thighs = [i for i in range(12) if i not in calf]
+        armature = data.joint_armature.torch
+        # 0.01 kg m^2 at the hip and thigh, 0.02 at the calf, each scaled by 0.5-1.5 per robot and joint
+        assert armature[:, hips_thighs].min() >= 0.005 - 1e-6 and armature[:, hips_thighs].max() <= 0.015 + 1e-6
+        assert armature[:, calf].min() >= 0.01 - 1e-6 and armature[:, calf].max() <= 0.03 + 1e-6
+        assert armature.std() > 0.001  # drawn, not the nominal figure everywhere
+        friction, viscous = data.joint_friction_coeff.torch, data.joint_viscous_friction_coeff.torch
+        assert friction.min() >= 0.1 - 1e-6 and friction.max() <= 0.3 + 1e-6  # 0.2 N m x 0.5-1.5
+        assert viscous.min() >= 0.05 - 1e-6 and viscous.max() <= 0.15 + 1e-6  # 0.1 N m s/rad x 0.5-1.5
+        # the payload: -1 to +7 kg on the 6.92 kg trunk
+        trunk = data.body_mass.torch[:, 0] - 6.921
+        assert trunk.min() >= -1.0 - 1e-3 and trunk.max() <= 7.0 + 1e-3 and trunk.max() - trunk.min() > 4.0
+        # targets late: two policy steps (4 physics steps each) of actions a then b; a robot whose delay is 4
+        # physics steps still holds a after the second, every other robot holds b
+        term = unwrapped.action_manager.get_term("joint_pos")
+        lags = term.delay.time_lags.clone()
+        assert set(lags.tolist()) <= set(range(5)) and len(set(lags.tolist())) >= 3
+        a, b = torch.full((NUM_ENVS, 12), 0.4), torch.full((NUM_ENVS, 12), -0.4)
+        env.step(a)
+        env.step(b)
+        held = (data.joint_pos_target.torch - data.default_joint_pos.torch) / 0.25
+        expected = torch.where(lags[:, None] == 4, 0.4, -0.4).expand(-1, 12)
+        assert torch.allclose(held, expected, atol=1e-5)

@@ -1,0 +1,46 @@
+"""The package's MuJoCo Go2 takes each joint's rotor inertia and friction from the bundle (what the policy was
+trained with), and a bundle that records none leaves the joints as the description builds them."""
+
+import numpy as np
+
+from go2_locomotion.assets import go2_description
+from go2_locomotion.robot.bundle import JOINT_DYNAMICS
+from go2_locomotion.sim2sim.plant import set_joint_dynamics
+
+
+class _Bundle:
+    def __init__(self, dynamics):
+        self._dynamics = dynamics
+
+    def field(self, dotted):
+        assert dotted == "joints.names"
+        return list(go2_description.JOINT_NAMES)
+
+    def joint_dynamics(self):
+        return self._dynamics
+
+
+def test_joint_figures_reach_the_mujoco_model():
+    calf = np.array([name.endswith("calf_joint") for name in go2_description.JOINT_NAMES])
+    dynamics = {
+        "armature": np.where(calf, 0.02, 0.01),
+        "friction": np.full(12, 0.2),
+        "viscous_friction": np.arange(12) / 100.0,  # a different figure per joint: no joint takes another's
+    }
+    spec = go2_description.build_spec(spawn_height=0.0)
+    set_joint_dynamics(spec, _Bundle(dynamics))
+    model = spec.compile()
+    for k, name in enumerate(go2_description.JOINT_NAMES):
+        dof = model.jnt_dofadr[model.joint(name).id]
+        assert model.dof_armature[dof] == dynamics["armature"][k]
+        assert model.dof_frictionloss[dof] == 0.2
+        assert model.dof_damping[dof] == k / 100.0
+    # the free joint keeps none
+    assert not model.dof_armature[:6].any() and not model.dof_damping[:6].any()
+
+
+def test_a_bundle_without_the_figures_leaves_the_description_as_built():
+    spec = go2_description.build_spec(spawn_height=0.0)
+    set_joint_dynamics(spec, _Bundle({key: np.zeros(12) for key in JOINT_DYNAMICS}))
+    model = spec.compile()
+    assert not model.dof_armature.any() and not model.dof_frictionloss.any() and not model.dof_damping.any()
