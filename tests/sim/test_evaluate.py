@@ -120,6 +120,8 @@ def test_usage_errors(tmp_path, capsys):
         (["--grid", "walk:1,0"], "not name:vx,vy,wz"),
         (["--num_envs", "8"], "--num_envs is set by the grid"),
         (["--run", str(tmp_path / "none")], "no such run folder"),
+        (["--robustness", "latency:40 weight:3"], "cell 'weight:3' is not one of"),
+        (["--robustness", "default", "--run", str(tmp_path)], "--robustness runs the command grid of one checkpoint"),
     ]:
         assert evaluate.main([*CPU, *args]) == 2
         err = capsys.readouterr().err
@@ -163,3 +165,24 @@ def test_isaac_lab_and_mujoco_reports_compare_on_a_fresh_bundle(run_folder, tmp_
     assert evaluate.main(["--compare", str(tmp_path / "isaac"), str(tmp_path / "mj")]) == 0
     printed = capsys.readouterr().out
     assert "(isaaclab)" in printed and "(mujoco)" in printed and all(name in printed for name in COMMANDS)
+
+
+def test_robustness_cells_change_the_robot(run_folder, tmp_path, capsys):
+    """The zero-action policy holds the standing pose in every cell: a 2 kg payload sinks the trunk on its PD
+    springs (2 kg: the zero action holds up to about 4 kg), and the grid's table, JSON and plot name each cell."""
+    out = tmp_path / "robust"
+    args = [*CPU, *SHORT, "--checkpoint", str(run_folder / "model_0.pt"), "--out", str(out)]
+    assert evaluate.main([*args, "--robustness", "nominal payload:2 latency:40"]) == 0
+    grid = json.loads((out / "robustness.json").read_text())
+    assert [row["cell"] for row in grid["cells"]] == ["nominal", "payload:2", "latency:40"]
+    assert all(row["falls"] == 0 and row["robots"] == 8 for row in grid["cells"])
+    heights = {}
+    for row in grid["cells"]:
+        report = json.loads((out / row["report"] / "evaluation.json").read_text())
+        heights[row["cell"]] = next(c["height"] for c in report["commands"] if c["name"] == "stand")
+    # standing still, a delay of constant targets changes nothing; 2 kg on 15 kg sinks the trunk by millimetres
+    assert heights["latency:40"] == pytest.approx(heights["nominal"], abs=1e-3)
+    assert heights["nominal"] - heights["payload:2"] > 0.005
+    assert (out / "robustness.png").is_file()
+    printed = capsys.readouterr().out
+    assert "payload:2" in printed and "latency:40" in printed

@@ -488,7 +488,7 @@ class EventsCfg:
             "dynamic_friction_range": preset(default=(0.6, 0.6), **{REAL_GO2: (0.2, 1.25)}),
             "restitution_range": (0.0, 0.0),
             "num_buckets": 64,
-            "make_consistent": True,
+            "make_consistent": preset(default=False, **{REAL_GO2: True}),
         },
     )
     """Robot friction, set once at start-up (the ground's is 1.0 and the two multiply): 0.8 static, 0.6 dynamic; with
@@ -718,7 +718,8 @@ class Go2RoughEnvCfg(ManagerBasedRLEnvCfg):
         events = self.events
         for name in ("actuator_gains", "joint_parameters"):
             _set_real_go2(events, name, None)
-        if isinstance(events.add_base_mass, PresetCfg) or events.add_base_mass.params.get("operation") == "add":
+        mass = events.add_base_mass
+        if isinstance(mass, PresetCfg) or (mass is not None and mass.params.get("operation") == "add"):
             _set_real_go2(events, "add_base_mass", None)  # the payload
         friction = events.physics_material.params
         for key, value in zip(("static_friction_range", "dynamic_friction_range"), NOMINAL_ROBOT_FRICTION, strict=True):

@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -29,10 +30,11 @@ from .. import pretrained, run_params
 from ..envs import physics_record
 from ..errors import UsageError, check_writable, exit_on_usage_error
 from ..evaluation import report as reports
+from ..evaluation import robustness, terrain_report
 from ..evaluation import terrain as terrain_eval
-from ..evaluation import terrain_report
 from ..evaluation.grid import GridCommand, check_timing, commands_at, default_grid, parse_grid, switches_at
 from ..evaluation.metrics import FEET, GridRecorder, StepState, rank_key
+from ..evaluation.robustness import parse_cells as robustness_cells
 from ..export.manifest import actuator_figures
 from ..tasks.terrain_cells import cells_generator, parse_cells
 from ..tasks.velocity_env_cfg import VELOCITY_COMMAND
@@ -86,6 +88,14 @@ def build_parser() -> argparse.ArgumentParser:
             "its hardest) or cells like 'stairs_up:0.10 slopes_down:20' (metres; slopes in degrees).",
         )
         group.add_argument("--robots_per_cell", type=int, default=terrain_eval.ROBOTS_PER_CELL)
+        group.add_argument(
+            "--robustness",
+            default=None,
+            metavar="CELLS",
+            help="The command grid once per cell, each changing one figure of the play robot or its world: 'default' "
+            f"(latency 20 / 40 ms, gains x0.8 / x1.2, payload 3 / 6 kg, friction 0.3 / 0.2, pushes 0.8 / 1.2 m/s, "
+            f"noise x2 / x4, joint model off / on) or cells like 'latency:40 payload:3' ({robustness.FORMS}).",
+        )
         group.add_argument("--out", type=Path, default=None, help="Report folder (default: <run>/evaluation/...).")
         group.add_argument("--run", type=Path, default=None, help="Evaluate this run's checkpoints; name the best.")
         group.add_argument("--every", type=int, default=1, help="With --run: every K-th checkpoint (and the last).")
@@ -122,6 +132,8 @@ def _check_arguments(args) -> None:
         raise UsageError(f"--robots_per_cell must be a positive integer, got {args.robots_per_cell}")
     if args.terrain is not None and args.grid is not None:
         raise UsageError("--terrain and --grid exclude each other: a terrain evaluation commands straight ahead")
+    if args.robustness is not None and (args.terrain is not None or args.run is not None):
+        raise UsageError("--robustness runs the command grid of one checkpoint: not with --terrain or --run")
     if not (np.isfinite(args.stall_timeout) and args.stall_timeout >= 0):
         raise UsageError(f"--stall_timeout must be a finite number of seconds >= 0 (0: off), got {args.stall_timeout}")
     if args.every < 1:
@@ -178,6 +190,45 @@ def _main(argv: list[str] | None) -> int:
         print(compare_reports(*args.compare))
         return 0
     _check_arguments(args)
+    plan = _plan(args, overrides)
+    if plan.robustness:
+        _robustness(args, plan)
+        return 0
+    with loaded_policy(args, plan.overrides, video=False, prepare=plan.prepare) as session:
+        results = [
+            _evaluate(args, plan, session, checkpoint) for checkpoint in plan.checkpoints or [session.checkpoint]
+        ]
+        if plan.checkpoints:
+            _write_run_report([r for r in results if r is not None], args.out or args.run / "evaluation")
+    return 0
+
+
+@dataclass
+class Plan:
+    """What one evaluation runs: the checkpoints of ``--run`` (or ``None``: ``--checkpoint``'s), the command grid or
+    the terrain cells, the robustness cells, and the overrides and terrain layout of its environment."""
+
+    checkpoints: list[Path] | None
+    grid: list[GridCommand]
+    cells: list | None
+    robustness: list | None
+    overrides: list[str]
+    generator: object
+
+    def prepare(self, cfg) -> None:
+        """The terrain: the cells in a row (--terrain), or the generator's level 0 (the command grid)."""
+        base = cfg.scene.terrain.terrain_generator
+        if base is not None:
+            layout = cells_generator(self.cells, base=base) if self.cells else terrain_eval.level_zero_generator(base)
+            cfg.scene.terrain.terrain_generator = layout
+
+
+def _plan(args, overrides: list[str]) -> Plan:
+    """Parse the grid, the terrain and robustness cells, and set ``args.num_envs`` and the checkpoint of ``--run``.
+
+    Raises:
+        UsageError: A malformed grid or cell, or terrain cells for a task without generated terrain.
+    """
     checkpoints = run_checkpoints(args.run, args.every) if args.run else None
     if checkpoints:
         args.checkpoint = str(checkpoints[0])
@@ -189,6 +240,7 @@ def _main(argv: list[str] | None) -> int:
         raise UsageError(f"--terrain: task {args.task} has no generated terrain; use it with Go2-Rough")
     ranges = getattr(env_cfg.commands, VELOCITY_COMMAND).ranges.to_dict()
     try:
+        robustness = robustness_cells(args.robustness) if args.robustness else None
         cells = None
         if args.terrain is not None:
             parse_cells(args.terrain)  # the cells' spelling first: it needs no checkpoint
@@ -197,87 +249,100 @@ def _main(argv: list[str] | None) -> int:
     except ValueError as error:
         raise UsageError(f"--terrain {args.terrain}: {error}" if args.terrain else str(error)) from None
     args.num_envs = len(cells) * args.robots_per_cell if cells else len(grid) * args.robots_per_command
-    overrides = [*overrides, *fixed_command_overrides(args.duration)]
+    return Plan(checkpoints, grid, cells, robustness, [*overrides, *fixed_command_overrides(args.duration)], generator)
 
-    def prepare(cfg) -> None:
-        """The terrain: the cells in a row (--terrain), or the generator's level 0 (the command grid)."""
-        base = cfg.scene.terrain.terrain_generator
-        if base is not None:
-            layout = cells_generator(cells, base=base) if cells else terrain_eval.level_zero_generator(base)
-            cfg.scene.terrain.terrain_generator = layout
 
-    with loaded_policy(args, overrides, video=False, prepare=prepare) as session:
-        env, runner, agent_cfg, path, task = (
-            session.env,
-            session.runner,
-            session.agent_cfg,
-            session.checkpoint,
-            session.task,
+def _evaluate(args, plan: Plan, session, checkpoint: Path, out: Path | None = None) -> tuple | None:
+    """Evaluate ``checkpoint`` in the session's environment (loading it unless it is the session's), write its
+    report to ``out`` (default :func:`_out_dir`) and print its table; returns ``(checkpoint, summary, report
+    path)`` for a command grid, ``None`` for terrain cells."""
+    env, runner, agent_cfg = session.env, session.runner, session.agent_cfg
+    if checkpoint != session.checkpoint:
+        data = read_checkpoint(checkpoint)
+        check_compatible(data, checkpoint, runner.alg.get_policy(), session.task)
+        load_policy(runner, data)
+    policy = runner.get_inference_policy(device=env.unwrapped.device)
+    source = {
+        "task": session.task,
+        "checkpoint": pretrained.recorded_path(checkpoint),
+        "checkpoint_sha256": reports.file_sha256(checkpoint),
+        "physics": physics_record(env),
+        "versions": package_versions("go2_locomotion", "isaaclab", "rsl-rl-lib", "torch"),
+    }
+    cells, grid = plan.cells, plan.grid
+    folder = "evaluation_terrain" if cells else "evaluation"
+    out = out or _out_dir(args, checkpoint, session.work_dir, plan.checkpoints, folder)
+    label = f"{checkpoint.stem}: {len(cells)} cells" if cells else f"{checkpoint.stem}: {len(grid)} commands"
+    guard = GuardedSteps(
+        env,
+        args.stall_timeout,
+        f"evaluate (--stall_timeout {args.stall_timeout:g})",
+        out,
+        progress=progress_bar(label, args.duration, env.unwrapped.step_dt, quiet=args.quiet),
+    )
+    settings = {
+        "duration_s": args.duration,
+        "settle_s": args.settle,
+        "seed": agent_cfg.seed,
+        "device": str(env.unwrapped.device),
+    }
+    if cells:
+        with guard:
+            figures = terrain_rollout(guard, policy, cells, args.robots_per_cell, args.duration, args.settle)
+        settings.update(
+            cells=[c.label() for c in cells],
+            command=[terrain_eval.FORWARD_SPEED, 0.0, 0.0],
+            success_distance_m=figures["success_distance_m"],
+            robots_per_cell=args.robots_per_cell,
+            mdp="play mode (no observation noise, no pushes), a fixed forward command",
         )
-        results = []
-        for checkpoint in checkpoints or [path]:
-            if checkpoint != path:
-                data = read_checkpoint(checkpoint)
-                check_compatible(data, checkpoint, runner.alg.get_policy(), task)
-                load_policy(runner, data)
-            policy = runner.get_inference_policy(device=env.unwrapped.device)
-            source = {
-                "task": task,
-                "checkpoint": pretrained.recorded_path(checkpoint),
-                "checkpoint_sha256": reports.file_sha256(checkpoint),
-                "physics": physics_record(env),
-                "versions": package_versions("go2_locomotion", "isaaclab", "rsl-rl-lib", "torch"),
-            }
-            folder = "evaluation_terrain" if cells else "evaluation"
-            out = _out_dir(args, checkpoint, session.work_dir, checkpoints, folder)
-            label = f"{checkpoint.stem}: {len(cells)} cells" if cells else f"{checkpoint.stem}: {len(grid)} commands"
-            guard = GuardedSteps(
-                env,
-                args.stall_timeout,
-                f"evaluate (--stall_timeout {args.stall_timeout:g})",
-                out,
-                progress=progress_bar(label, args.duration, env.unwrapped.step_dt, quiet=args.quiet),
-            )
-            if cells:
-                with guard:
-                    figures = terrain_rollout(guard, policy, cells, args.robots_per_cell, args.duration, args.settle)
-                settings = {
-                    "cells": [c.label() for c in cells],
-                    "command": [terrain_eval.FORWARD_SPEED, 0.0, 0.0],
-                    "success_distance_m": figures["success_distance_m"],
-                    "duration_s": args.duration,
-                    "settle_s": args.settle,
-                    "robots_per_cell": args.robots_per_cell,
-                    "seed": agent_cfg.seed,
-                    "device": str(env.unwrapped.device),
-                    "mdp": "play mode (no observation noise, no pushes), a fixed forward command",
-                }
-                report = terrain_report.assemble(figures, simulator="isaaclab", settings=settings, source=source)
-                json_path, png_path = terrain_report.write(report, out)
-                print(terrain_report.table(report))
-                print(f"[go2] wrote {json_path}, {png_path}")
-                continue
-            with guard:
-                figures = rollout(guard, policy, grid, args.robots_per_command, args.duration, args.settle)
-            settings = {
-                "grid": [c.describe() for c in grid],
-                "duration_s": args.duration,
-                "settle_s": args.settle,
-                "robots_per_command": args.robots_per_command,
-                "seed": agent_cfg.seed,
-                "device": str(env.unwrapped.device),
-                "mdp": "play mode (no observation noise, no pushes), fixed commands",
-            }
-            if generator is not None:
-                settings["terrain"] = "level 0 of the task's generator (every sub-terrain at difficulty 0)"
-            report = reports.assemble(figures, simulator="isaaclab", settings=settings, source=source)
-            json_path, png_path = reports.write(report, out)
-            print(reports.table(report))
-            print(f"[go2] wrote {json_path}, {png_path}")
-            results.append((checkpoint, report["summary"], json_path))
-        if checkpoints and results:
-            _write_run_report(results, args.out or args.run / "evaluation")
-    return 0
+        report = terrain_report.assemble(figures, simulator="isaaclab", settings=settings, source=source)
+        json_path, png_path = terrain_report.write(report, out)
+        print(terrain_report.table(report))
+        print(f"[go2] wrote {json_path}, {png_path}")
+        return None
+    with guard:
+        figures = rollout(guard, policy, grid, args.robots_per_command, args.duration, args.settle)
+    settings.update(
+        grid=[c.describe() for c in grid],
+        robots_per_command=args.robots_per_command,
+        mdp="play mode (no observation noise, no pushes), fixed commands",
+    )
+    if plan.generator is not None:
+        settings["terrain"] = "level 0 of the task's generator (every sub-terrain at difficulty 0)"
+    report = reports.assemble(figures, simulator="isaaclab", settings=settings, source=source)
+    json_path, png_path = reports.write(report, out)
+    print(reports.table(report))
+    print(f"[go2] wrote {json_path}, {png_path}")
+    return checkpoint, report["summary"], json_path
+
+
+def _robustness(args, plan: Plan) -> Path:
+    """The command grid once per robustness cell, each in an environment changed by the cell
+    (:func:`go2_locomotion.tasks.robustness.apply_cell`); writes ``robustness.json`` and ``robustness.png`` beside
+    the cells' reports and prints the grid."""
+    from ..tasks.robustness import apply_cell
+
+    rows, out, title = [], None, ""
+    for cell in plan.robustness:
+        print(f"[go2] robustness cell {cell.label()}: {cell.describe()}")
+
+        def prepare(cfg, cell=cell) -> None:
+            plan.prepare(cfg)
+            apply_cell(cfg, cell)
+
+        with loaded_policy(args, plan.overrides, video=False, prepare=prepare) as session:
+            out = args.out or session.work_dir / "robustness" / session.checkpoint.stem
+            folder = cell.label().replace(":", "_")
+            _, _, json_path = _evaluate(args, plan, session, session.checkpoint, out=out / folder)
+            rows.append(robustness.summary(cell, reports.load(json_path), folder))
+            title = f"{session.task}: {session.checkpoint.name}, {robustness.ROBOTS_NOTE}"
+    payload = {"format": robustness.FORMAT, "cells": rows, "robots_per_command": args.robots_per_command}
+    (out / robustness.REPORT_FILE).write_text(json.dumps(payload, indent=2) + "\n")
+    robustness.plot(rows, title, out / robustness.PLOT_FILE)
+    print(robustness.table(rows))
+    print(f"[go2] wrote {out / robustness.REPORT_FILE}, {out / robustness.PLOT_FILE}")
+    return out
 
 
 def progress_bar(label: str, duration_s: float, step_dt: float, quiet: bool = False, stream=None):

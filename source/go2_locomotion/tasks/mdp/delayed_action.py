@@ -30,8 +30,14 @@ class DelayedJointPositionAction(JointPositionAction):
                 "0 <= min_delay <= max_delay (physics steps)"
             )
         super().__init__(cfg, env)
-        self.delay = DelayBuffer(cfg.max_delay, self.num_envs, self.device, min_lag=cfg.min_delay, hold_prob=1.0)
+        # a fixed delay (0 included) is set, not drawn: the random stream (resets, events) is then the library term's
+        drawn = cfg.min_delay < cfg.max_delay
+        self.delay = DelayBuffer(
+            cfg.max_delay, self.num_envs, self.device, min_lag=cfg.min_delay, hold_prob=1.0 if drawn else None
+        )
         """Each robot's held-back targets; ``delay.time_lags`` is its delay in physics steps."""
+        if not drawn:
+            self.delay.set_time_lag(cfg.max_delay)
 
     def apply_actions(self):
         target = self.delay.compute(self.processed_actions)
