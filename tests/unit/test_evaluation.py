@@ -265,3 +265,28 @@ def test_heading_drift_by_hand():
     assert recorder.report()["summary"]["heading_drift"] == pytest.approx((0.03 + 0.1) / 2)
     # a stop (moving, then told to stand) is no straight command
     assert not GridCommand("stop", (0.0, 0.0, 0.0), before=(1.0, 0.0, 0.0), switch_s=6.0).straight
+
+
+def test_mujoco_grid_on_a_model_file(tmp_path, capsys):
+    """``sim2sim.py --grid --model``: the grid on an MJCF Go2 from a file (here the description written out, its
+    joints given 10x Unitree's viscous friction so that the model file's own joint figures are seen to be used):
+    the zero-action robot stands on it, and the report names the file; --model without --grid is refused."""
+    import mujoco
+    from deploy_fixtures import NEWTON_ORDER, make_bundle
+
+    from go2_locomotion.assets import go2_description
+    from go2_locomotion.sim2sim import main as sim2sim_main
+    from go2_locomotion.sim2sim.command_grid import run_grid
+
+    spec = go2_description.build_spec(spawn_height=0.0)
+    for name in go2_description.JOINT_NAMES:
+        spec.joint(name).damping[0] = 1.0
+    model_file = tmp_path / "go2_damped.xml"
+    model_file.write_text(spec.to_xml())
+    assert mujoco.MjModel.from_xml_path(str(model_file)).dof_damping[6:].tolist() == [1.0] * 12
+    bundle = make_bundle(tmp_path / "bundle", NEWTON_ORDER, weight=np.zeros((12, 48)))
+    grid = parse_grid("stand:0,0,0 forward:0.5,0,0")
+    report = run_grid(bundle, grid, duration_s=2.0, settle_s=1.0, model_file=model_file)
+    assert report["settings"]["model"] == str(model_file) and report["summary"]["fall_rate"] == 0.0
+    assert sim2sim_main(["--bundle", str(tmp_path / "bundle"), "--model", str(model_file)]) == 2
+    assert "--model runs with --grid" in capsys.readouterr().err

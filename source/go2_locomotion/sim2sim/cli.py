@@ -82,6 +82,14 @@ def main(argv: list[str] | None = None) -> int:
         "evaluation.json/.png (default folder: <bundle>/evaluation_mujoco).",
     )
     parser.add_argument(
+        "--model",
+        type=Path,
+        default=None,
+        help="With --grid: an MJCF Go2 to simulate instead of this package's description, e.g. unitree_mujoco's "
+        "go2.xml (its own rotor inertia and joint friction; joints and feet named as the description's, its trunk on "
+        "a free joint; visual meshes that cannot be found are left out).",
+    )
+    parser.add_argument(
         "--duration",
         type=float,
         default=None,
@@ -158,6 +166,10 @@ def _check_arguments(args) -> int:
         raise UsageError(f"--substeps must be a positive integer, got {args.substeps}")
     if args.terrain is not None and args.grid is not None:
         raise UsageError("--terrain and --grid exclude each other: the command grid runs on the floor")
+    if args.model is not None and args.grid is None:
+        raise UsageError("--model runs with --grid (the command grid on that model); sim_go2.py --model takes it too")
+    if args.model is not None and not args.model.is_file():
+        raise UsageError(f"--model {args.model}: no such file")
     args.cells, args.terrain_grid = None, False
     if args.terrain is not None:
         from ..tasks.terrain_cells import parse_cells  # the task configs: Isaac Lab (heavy), only for a terrain
@@ -260,8 +272,16 @@ def _grid_main(args) -> int:
         grid = None if args.grid == "default" else parse_grid(args.grid)
     except ValueError as error:
         raise UsageError(str(error)) from None
-    report = command_grid.run_grid(bundle, grid, duration_s=args.duration, settle_s=args.settle, substeps=args.substeps)
-    json_path, png_path = reports.write(report, args.output or args.work_dir / "evaluation_mujoco")
+    try:
+        report = command_grid.run_grid(
+            bundle, grid, duration_s=args.duration, settle_s=args.settle, substeps=args.substeps, model_file=args.model
+        )
+    except ValueError as error:  # the model file's one line (load_model_file)
+        if args.model is None:
+            raise
+        raise UsageError(str(error)) from None
+    folder = "evaluation_mujoco" if args.model is None else f"evaluation_mujoco_{args.model.stem}"
+    json_path, png_path = reports.write(report, args.output or args.work_dir / folder)
     print(reports.table(report))
     print(f"[go2] wrote {json_path} and {png_path}")
     return 0

@@ -12,6 +12,8 @@ The terrain grid in MuJoCo (``evaluate.py --terrain``'s cells) is :mod:`.terrain
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import mujoco
 import numpy as np
 
@@ -37,12 +39,18 @@ def run_grid(
     duration_s: float,
     settle_s: float,
     substeps: int | None = None,
+    model_file: Path | None = None,
 ) -> dict:
     """Evaluate the bundle on ``grid`` (default: :func:`bundle_grid`); returns the report (:mod:`.report`).
-    ``substeps`` (MuJoCo steps per physics step) defaults to the bundle's ``physics.substeps``."""
+    ``substeps`` (MuJoCo steps per physics step) defaults to the bundle's ``physics.substeps``; ``model_file``
+    simulates that MJCF Go2 instead of the description (:func:`.plant.load_model_file`).
+
+    Raises:
+        ValueError: ``model_file`` cannot be loaded; one line naming it.
+    """
     bundle = bundle if isinstance(bundle, Bundle) else load_bundle(bundle)
     grid = grid or bundle_grid(bundle)
-    plants = [Go2Plant(bundle, substeps) for _ in grid]
+    plants = [Go2Plant(bundle, substeps, model_file=model_file) for _ in grid]
     # one controller per robot: each keeps its own previous action and clock
     controllers = [ReferenceController(bundle) for _ in grid]
     policy_dt = float(bundle.field("timing.policy_dt"))
@@ -68,6 +76,7 @@ def run_grid(
         "seed": None,
         **physics_settings(bundle, substeps),
         "mdp": "deploy bundle + reference controller, PD and DC-motor limits at the physics rate, fixed commands",
+        "model": "the package's Go2 description" if model_file is None else str(model_file),
     }
     return reports.assemble(recorder.report(), simulator="mujoco", settings=settings, source=bundle_source(bundle))
 
