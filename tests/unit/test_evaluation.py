@@ -290,3 +290,53 @@ def test_mujoco_grid_on_a_model_file(tmp_path, capsys):
     assert report["settings"]["model"] == str(model_file) and report["summary"]["fall_rate"] == 0.0
     assert sim2sim_main(["--bundle", str(tmp_path / "bundle"), "--model", str(model_file)]) == 2
     assert "--model runs with --grid" in capsys.readouterr().err
+
+
+def test_mujoco_robustness_cells_change_the_robot(tmp_path, capsys):
+    """``sim2sim.py --grid --robustness`` with a zero-action bundle (holds the standing pose): a 4 kg payload sinks
+    the trunk on its PD springs; joint targets 40 ms late change nothing while the targets are constant; weaker
+    gains (x0.8) let it sag; the grid's JSON and table name each cell."""
+    from deploy_fixtures import NEWTON_ORDER, make_bundle
+
+    from go2_locomotion.sim2sim import main as sim2sim_main
+
+    make_bundle(tmp_path / "bundle", NEWTON_ORDER, weight=np.zeros((12, 48)))
+    out = tmp_path / "robust"
+    argv = ["--bundle", str(tmp_path / "bundle"), "--grid", "stand:0,0,0", "--duration", "2", "--settle", "1"]
+    cells = "nominal payload:4 latency:40 gains:0.8"
+    assert sim2sim_main([*argv, "--robustness", cells, "--output", str(out)]) == 0
+    grid = json.loads((out / "robustness.json").read_text())
+    assert [row["cell"] for row in grid["cells"]] == cells.split()
+    assert all(row["falls"] == 0 for row in grid["cells"])
+    height = {
+        row["cell"]: json.loads((out / row["report"] / "evaluation.json").read_text())["commands"][0]["height"]
+        for row in grid["cells"]
+    }
+    assert height["latency:40"] == pytest.approx(height["nominal"], abs=1e-6)
+    assert height["nominal"] - height["payload:4"] > 0.005 and height["nominal"] - height["gains:0.8"] > 0.005
+    assert "payload:4" in capsys.readouterr().out
+    assert sim2sim_main([*argv[:2], "--robustness", "default"]) == 2
+    assert "--robustness runs with --grid" in capsys.readouterr().err
+
+
+def test_mujoco_latency_holds_the_targets_back(tmp_path):
+    """A plant whose targets are 4 physics steps (one policy step) late, sent targets A then B, moves exactly as a
+    plant on time sent A twice: MuJoCo is deterministic, so the joint positions agree to the last bit."""
+    from deploy_fixtures import NEWTON_ORDER, make_bundle
+
+    from go2_locomotion.robot.bundle import load_bundle
+    from go2_locomotion.sim2sim.plant import Go2Plant
+
+    bundle = load_bundle(make_bundle(tmp_path / "bundle", NEWTON_ORDER, weight=np.zeros((12, 48))))
+    default = bundle.joint_array("joints.default_position")[bundle.sdk2_to_policy]
+    a, b = default + 0.2, default - 0.2
+    kp, kd = np.full(12, 25.0), np.full(12, 0.5)
+    late, on_time = Go2Plant(bundle), Go2Plant(bundle)
+    late.delay = 4
+    for target_late, target_on_time in ((a, a), (b, a)):
+        late.apply(target_late, kp, kd)
+        on_time.apply(target_on_time, kp, kd)
+    assert np.array_equal(late.data.qpos, on_time.data.qpos)
+    late.apply(b, kp, kd)  # B arrives now
+    on_time.apply(a, kp, kd)
+    assert not np.array_equal(late.data.qpos, on_time.data.qpos)

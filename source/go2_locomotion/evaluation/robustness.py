@@ -8,6 +8,7 @@ cells and turns each cell's command-grid report into the grid's figures (:func:`
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,7 +33,6 @@ SWITCHES = ("on", "off")
 REPORT_FILE = "robustness.json"
 PLOT_FILE = "robustness.png"
 FORMAT = "go2-robustness/1"
-ROBOTS_NOTE = "one figure changed a cell"
 
 FORMS = "nominal, latency:MS, gains:X, payload:KG, friction:MU, push:M/S, noise:X, joint_model:on|off"
 
@@ -167,3 +167,18 @@ def plot(rows: list[dict], title: str, path: Path) -> None:
             ax.set_xticks(x, names, rotation=60, ha="right", fontsize=8)
             ax.grid(alpha=0.3, axis="y")
         fig.suptitle(title)
+
+
+def write(rows: list[dict], out: Path, title: str, robots_per_command: int) -> tuple[Path, Path]:
+    """Write the grid's :data:`REPORT_FILE` and :data:`PLOT_FILE` into ``out`` (beside the cells' folders)."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    payload = {"format": FORMAT, "title": title, "robots_per_command": robots_per_command, "cells": rows}
+    (out / REPORT_FILE).write_text(json.dumps(payload, indent=2) + "\n")
+    plot(rows, title, out / PLOT_FILE)
+    return out / REPORT_FILE, out / PLOT_FILE
+
+
+def folder(cell: Cell) -> str:
+    """The cell's report folder: its label with ``_`` for ``:``."""
+    return cell.label().replace(":", "_")

@@ -11,8 +11,8 @@ from pathlib import Path
 from .. import catalog, pretrained, run_params
 from ..errors import USAGE_EXIT_CODE, UsageError, check_writable, exit_on_usage_error, prepare_output_file
 from ..evaluation import report as reports
+from ..evaluation import robustness, terrain_report
 from ..evaluation import terrain as terrain_eval
-from ..evaluation import terrain_report
 from ..evaluation.grid import check_timing, parse_grid
 from ..robot.bundle import BundleError, load_bundle
 from . import command_grid, terrain_grid
@@ -80,6 +80,15 @@ def main(argv: list[str] | None = None) -> int:
         help='Instead of --commands: evaluate on a command grid like scripts/evaluate.py ("default", from the '
         'bundle\'s command ranges, or "name:vx,vy,wz name:vx,vy,wz@seconds:vx,vy,wz ..."); writes '
         "evaluation.json/.png (default folder: <bundle>/evaluation_mujoco).",
+    )
+    parser.add_argument(
+        "--robustness",
+        default=None,
+        metavar="CELLS",
+        help="With --grid: the grid once per cell, each changing one figure of the robot or its world, as "
+        f"scripts/evaluate.py --robustness does in Isaac Lab: 'default' or cells like 'latency:40 payload:3' "
+        f"({robustness.FORMS}); writes {robustness.REPORT_FILE} and one report folder a cell (default folder: "
+        "<bundle>/robustness_mujoco).",
     )
     parser.add_argument(
         "--model",
@@ -166,6 +175,13 @@ def _check_arguments(args) -> int:
         raise UsageError(f"--substeps must be a positive integer, got {args.substeps}")
     if args.terrain is not None and args.grid is not None:
         raise UsageError("--terrain and --grid exclude each other: the command grid runs on the floor")
+    if args.robustness is not None and args.grid is None:
+        raise UsageError("--robustness runs with --grid (the command grid once per cell)")
+    if args.robustness is not None:
+        try:
+            args.robustness = robustness.parse_cells(args.robustness)
+        except ValueError as error:
+            raise UsageError(str(error)) from None
     if args.model is not None and args.grid is None:
         raise UsageError("--model runs with --grid (the command grid on that model); sim_go2.py --model takes it too")
     if args.model is not None and not args.model.is_file():
@@ -272,17 +288,49 @@ def _grid_main(args) -> int:
         grid = None if args.grid == "default" else parse_grid(args.grid)
     except ValueError as error:
         raise UsageError(str(error)) from None
+    if args.robustness is not None:
+        return _robustness_main(args, bundle, grid)
+    report = _run_grid(args, bundle, grid)
+    folder = "evaluation_mujoco" if args.model is None else f"evaluation_mujoco_{args.model.stem}"
+    json_path, png_path = reports.write(report, args.output or args.work_dir / folder)
+    print(reports.table(report))
+    print(f"[go2] wrote {json_path} and {png_path}")
+    return 0
+
+
+def _run_grid(args, bundle, grid, cell=None) -> dict:
     try:
-        report = command_grid.run_grid(
-            bundle, grid, duration_s=args.duration, settle_s=args.settle, substeps=args.substeps, model_file=args.model
+        return command_grid.run_grid(
+            bundle,
+            grid,
+            duration_s=args.duration,
+            settle_s=args.settle,
+            substeps=args.substeps,
+            model_file=args.model,
+            cell=cell,
         )
     except ValueError as error:  # the model file's one line (load_model_file)
         if args.model is None:
             raise
         raise UsageError(str(error)) from None
-    folder = "evaluation_mujoco" if args.model is None else f"evaluation_mujoco_{args.model.stem}"
-    json_path, png_path = reports.write(report, args.output or args.work_dir / folder)
-    print(reports.table(report))
+
+
+def _robustness_main(args, bundle, grid) -> int:
+    """``--grid --robustness``: the grid once per cell (:mod:`.robustness`), written and printed as
+    ``scripts/evaluate.py --robustness`` writes Isaac Lab's."""
+    out = args.output or args.work_dir / (
+        "robustness_mujoco" if args.model is None else f"robustness_{args.model.stem}"
+    )
+    rows = []
+    for cell in args.robustness:
+        print(f"[go2] robustness cell {cell.label()}: {cell.describe()}", flush=True)
+        report = _run_grid(args, bundle, grid, cell)
+        json_path, _ = reports.write(report, out / robustness.folder(cell))
+        rows.append(robustness.summary(cell, report, robustness.folder(cell)))
+    model = "the package's Go2" if args.model is None else args.model.name
+    title = f"{bundle.field('task')} in MuJoCo ({model}): {bundle.field('checkpoint')}"
+    json_path, png_path = robustness.write(rows, out, title, 1)
+    print(robustness.table(rows))
     print(f"[go2] wrote {json_path} and {png_path}")
     return 0
 

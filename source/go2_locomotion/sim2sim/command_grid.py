@@ -21,10 +21,12 @@ from .. import pretrained
 from ..evaluation import report as reports
 from ..evaluation.grid import GridCommand, commands_at, default_grid
 from ..evaluation.metrics import GridRecorder, StepState
+from ..evaluation.robustness import Cell
 from ..robot.bundle import Bundle, load_bundle
 from ..robot.controller import ReferenceController, projected_gravity_from_quat
 from ..versions import package_versions
 from .plant import Go2Plant, mujoco_settings
+from .robustness import MujocoCell
 
 
 def bundle_grid(bundle: Bundle) -> list[GridCommand]:
@@ -40,10 +42,12 @@ def run_grid(
     settle_s: float,
     substeps: int | None = None,
     model_file: Path | None = None,
+    cell: Cell | None = None,
 ) -> dict:
     """Evaluate the bundle on ``grid`` (default: :func:`bundle_grid`); returns the report (:mod:`.report`).
     ``substeps`` (MuJoCo steps per physics step) defaults to the bundle's ``physics.substeps``; ``model_file``
-    simulates that MJCF Go2 instead of the description (:func:`.plant.load_model_file`).
+    simulates that MJCF Go2 instead of the description (:func:`.plant.load_model_file`); ``cell`` changes one
+    figure of the robot or its world (:mod:`.robustness`).
 
     Raises:
         ValueError: ``model_file`` cannot be loaded; one line naming it.
@@ -51,6 +55,9 @@ def run_grid(
     bundle = bundle if isinstance(bundle, Bundle) else load_bundle(bundle)
     grid = grid or bundle_grid(bundle)
     plants = [Go2Plant(bundle, substeps, model_file=model_file) for _ in grid]
+    perturb = MujocoCell(cell, bundle) if cell is not None else None
+    for plant in plants if perturb is not None else ():
+        perturb.prepare(plant)
     # one controller per robot: each keeps its own previous action and clock
     controllers = [ReferenceController(bundle) for _ in grid]
     policy_dt = float(bundle.field("timing.policy_dt"))
@@ -64,9 +71,13 @@ def run_grid(
     )
     for step in range(round(duration_s / policy_dt)):
         commands = np.asarray(commands_at(grid, range(len(grid)), step * policy_dt), dtype=np.float64)
+        if perturb is not None:
+            perturb.push(plants, step * policy_dt)
+        gain = perturb.gain if perturb is not None else 1.0
         for plant, controller, command in zip(plants, controllers, commands, strict=True):
-            out = controller.act(plant.state(command))
-            plant.apply(out.joint_pos_target, out.kp, out.kd)
+            state = plant.state(command)
+            out = controller.act(perturb.observe(state) if perturb is not None else state)
+            plant.apply(out.joint_pos_target, gain * out.kp, gain * out.kd)
         recorder.record(_state(plants))
     settings = {
         "grid": [c.describe() for c in grid],
@@ -78,6 +89,8 @@ def run_grid(
         "mdp": "deploy bundle + reference controller, PD and DC-motor limits at the physics rate, fixed commands",
         "model": "the package's Go2 description" if model_file is None else str(model_file),
     }
+    if cell is not None:
+        settings["robustness_cell"] = {"cell": cell.label(), "changes": cell.describe()}
     return reports.assemble(recorder.report(), simulator="mujoco", settings=settings, source=bundle_source(bundle))
 
 

@@ -293,6 +293,11 @@ class Go2Plant:
         model, data = build_model(bundle, self.settings, base_height, terrain, model_file)
         self.model, self.data, self.substeps = model, data, self.settings.substeps
         self.decimation = int(bundle.field("timing.decimation"))
+        self.dt_physics = float(bundle.field("timing.sim_dt"))
+        """One PD update [s] (``timing.sim_dt``)."""
+        self.delay = 0
+        """Physics steps the joint targets reach the motors late (a robustness cell's latency); 0: on time."""
+        self._targets: list[np.ndarray] = []
         to_sdk2 = bundle.sdk2_to_policy
         self.limits = {
             key: bundle.joint_array(f"actuators.{key}")[to_sdk2]
@@ -346,9 +351,11 @@ class Go2Plant:
     def apply(self, joint_pos_target: np.ndarray, kp: np.ndarray, kd: np.ndarray) -> None:
         """Advance one policy step: ``decimation`` PD updates (SDK2 order), each held over ``substeps``."""
         for _ in range(self.decimation):
+            # the targets of `delay` PD updates ago (the oldest there is at the start)
+            self._targets = [*self._targets, np.asarray(joint_pos_target)][-(self.delay + 1) :]
             q, qd = self.data.qpos[self.qpos_adr], self.data.qvel[self.dof_adr]
             self.data.qfrc_applied[self.dof_adr] = dc_motor_torque(
-                joint_pos_target,
+                self._targets[0],
                 q,
                 qd,
                 kp,

@@ -333,15 +333,12 @@ def _robustness(args, plan: Plan) -> Path:
 
         with loaded_policy(args, plan.overrides, video=False, prepare=prepare) as session:
             out = args.out or session.work_dir / "robustness" / session.checkpoint.stem
-            folder = cell.label().replace(":", "_")
-            _, _, json_path = _evaluate(args, plan, session, session.checkpoint, out=out / folder)
-            rows.append(robustness.summary(cell, reports.load(json_path), folder))
-            title = f"{session.task}: {session.checkpoint.name}, {robustness.ROBOTS_NOTE}"
-    payload = {"format": robustness.FORMAT, "cells": rows, "robots_per_command": args.robots_per_command}
-    (out / robustness.REPORT_FILE).write_text(json.dumps(payload, indent=2) + "\n")
-    robustness.plot(rows, title, out / robustness.PLOT_FILE)
+            _, _, json_path = _evaluate(args, plan, session, session.checkpoint, out=out / robustness.folder(cell))
+            rows.append(robustness.summary(cell, reports.load(json_path), robustness.folder(cell)))
+            title = f"{session.task} on {physics_record(session.env)['engine']}: {session.checkpoint.name}"
+    json_path, png_path = robustness.write(rows, out, title, args.robots_per_command)
     print(robustness.table(rows))
-    print(f"[go2] wrote {out / robustness.REPORT_FILE}, {out / robustness.PLOT_FILE}")
+    print(f"[go2] wrote {json_path}, {png_path}")
     return out
 
 
