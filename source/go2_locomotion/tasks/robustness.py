@@ -1,4 +1,4 @@
-"""How a robustness cell (:class:`go2_locomotion.evaluation.robustness.Cell`) changes a resolved Go2 task config: one
+"""How a robustness cell (``go2_locomotion.evaluation.robustness.Cell``) changes a resolved Go2 task config: one
 figure of the play robot or its world at a time, through the same Isaac Lab terms training draws from."""
 
 from __future__ import annotations
@@ -7,7 +7,6 @@ from isaaclab.managers import EventTermCfg as EventTerm
 from isaaclab.managers import SceneEntityCfg
 
 from ..assets import go2
-from ..evaluation.robustness import Cell
 from . import mdp
 from .velocity_env_cfg import scale_joint_figures
 
@@ -15,8 +14,10 @@ PUSH_INTERVAL_S = (4.0, 6.0)
 """How often a push cell pushes [s]: three or four pushes in a 20 s evaluation episode, after the settling time."""
 
 
-def apply_cell(cfg, cell: Cell) -> None:
-    """Change ``cfg`` (a resolved Go2 env config in play mode) as ``cell`` says."""
+def apply_cell(cfg, cell) -> None:
+    """Change ``cfg`` (a resolved Go2 env config in play mode) as ``cell`` says: a
+    :class:`go2_locomotion.evaluation.robustness.Cell`, read by its ``kind`` and ``value`` (the evaluation layer
+    names the cells; the tasks layer does not import it)."""
     events = cfg.events
     if cell.kind == "latency":
         # Isaac Lab runs the motors (not Newton-native actuators, which would apply the targets once a policy step)
