@@ -27,6 +27,9 @@ KINDS = {
 }
 """Cell kinds: (unit of the value, what the cell changes)."""
 
+PUSH_INTERVAL_S = (4.0, 6.0)
+"""How often a push cell pushes [s]: three or four pushes in a 20 s evaluation episode, after the settling time."""
+
 SWITCHES = ("on", "off")
 """The values of a ``joint_model`` cell."""
 
@@ -45,6 +48,11 @@ class Cell:
     """A :data:`KINDS` key."""
     value: float | str | None = None
     """How much (in the kind's unit); ``on`` / ``off`` for ``joint_model``; ``None`` for ``nominal``."""
+
+    @property
+    def push_interval_s(self) -> tuple[float, float]:
+        """A push cell's time between pushes [s] (:data:`PUSH_INTERVAL_S`)."""
+        return PUSH_INTERVAL_S
 
     def _value(self) -> str:
         return f"{self.value:g}" if isinstance(self.value, float) else str(self.value)

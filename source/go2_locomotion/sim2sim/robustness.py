@@ -19,11 +19,10 @@ import dataclasses
 import mujoco
 import numpy as np
 
-from ..assets import go2
-from ..evaluation.robustness import Cell
+from ..assets import go2_motors as go2
+from ..evaluation.robustness import PUSH_INTERVAL_S, Cell
 from ..robot.bundle import Bundle
 from ..robot.controller import RobotState, projected_gravity_from_quat
-from ..tasks.robustness import PUSH_INTERVAL_S
 from .plant import Go2Plant
 
 NOISY_FIELDS = {

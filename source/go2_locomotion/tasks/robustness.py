@@ -10,9 +10,6 @@ from ..assets import go2
 from . import mdp
 from .velocity_env_cfg import scale_joint_figures
 
-PUSH_INTERVAL_S = (4.0, 6.0)
-"""How often a push cell pushes [s]: three or four pushes in a 20 s evaluation episode, after the settling time."""
-
 
 def apply_cell(cfg, cell) -> None:
     """Change ``cfg`` (a resolved Go2 env config in play mode) as ``cell`` says: a
@@ -46,7 +43,7 @@ def apply_cell(cfg, cell) -> None:
         events.push_robot = EventTerm(
             func=mdp.push_by_setting_velocity,
             mode="interval",
-            interval_range_s=PUSH_INTERVAL_S,
+            interval_range_s=cell.push_interval_s,
             params={"velocity_range": {"x": (-cell.value, cell.value), "y": (-cell.value, cell.value)}},
         )
     elif cell.kind == "noise":
