@@ -150,6 +150,7 @@ def main() -> int:
         {"actor": policy.state_dict(), "status": status, "iteration": runner.current_learning_iteration},
         args.folder / f"final_rank{rank}.pt",
     )
+    runner.close_process_group()
     print(f"rank {rank} {status} at {runner.current_learning_iteration}", flush=True)
     return 0
 

@@ -116,6 +116,13 @@ class Go2OnPolicyRunner(OnPolicyRunner):
                 backend="gloo", rank=self.gpu_global_rank, world_size=self.gpu_world_size
             )
 
+    def close_process_group(self) -> None:
+        """Leave the process group of a distributed run once training is over (every rank, after its last save). A
+        ``gloo`` group left to the interpreter's exit can abort a rank that has already finished (seen once in CI:
+        both ranks completed, then one got SIGABRT, so torchrun failed the job)."""
+        if self.is_distributed and torch.distributed.is_initialized():
+            torch.distributed.destroy_process_group()
+
     # -- hooks -------------------------------------------------------------------------------------------------
 
     def add_iteration_callback(self, callback: IterationCallback) -> None:

@@ -236,6 +236,7 @@ def _launch_and_train(
             print(f"[go2] logging to {run.log_dir}")
             start = time.time()
             status = runner.learn(run.iterations, agent_cfg.init_at_random_ep_len)
+            runner.close_process_group()
             print(f"[go2] training {status} after {time.time() - start:.1f} s; checkpoints in {run.log_dir}")
         except KeyboardInterrupt:
             if recorder:
