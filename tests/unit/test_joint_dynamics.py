@@ -44,3 +44,15 @@ def test_a_bundle_without_the_figures_leaves_the_description_as_built():
     set_joint_dynamics(spec, _Bundle({key: np.zeros(12) for key in JOINT_DYNAMICS}))
     model = spec.compile()
     assert not model.dof_armature.any() and not model.dof_frictionloss.any() and not model.dof_damping.any()
+
+
+def test_real_go2_joint_figures_per_joint():
+    """The MuJoCo robustness cell ``joint_model:on`` gives each joint its own figure, read from the actuator's
+    per-joint-type patterns: 0.01 kg m^2 at hip and thigh, 0.02 at the calf; 0.2 N m and 0.1 N m s/rad everywhere."""
+    from go2_locomotion.sim2sim.robustness import real_go2_joint_figures
+
+    names = list(go2_description.JOINT_NAMES)
+    figures = real_go2_joint_figures(names)
+    assert figures["armature"].tolist() == [0.01, 0.01, 0.02] * 4
+    assert figures["friction"].tolist() == [0.2] * 12 and figures["viscous_friction"].tolist() == [0.1] * 12
+    assert go2_description.joint_values({".*_calf_joint": 1.0}, names) == {n: 1.0 for n in names if "calf" in n}

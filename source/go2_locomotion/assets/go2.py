@@ -1,14 +1,12 @@
 """Isaac Lab configuration of the Go2: articulation, DC-motor actuators, standing pose, offline ground plane.
 
-The actuator figures (torque-speed curve, rotor inertia, joint friction, delay) each name their source;
-docs/robot_model.md puts them beside Unitree's.
-
-All actuator and pose figures of the Go2 live here; its geometry and mass live in :mod:`go2_description`.
+The actuator is built here from the motor and joint figures of :mod:`go2_motors` (each with its source;
+docs/robot_model.md puts them beside Unitree's); the pose, delay and payload figures live here; the geometry and
+mass in :mod:`go2_description`.
 """
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import isaaclab.sim as sim_utils
@@ -23,17 +21,12 @@ from isaaclab_tasks.utils import preset
 from ..compat import ovphysx_cylinders
 from . import go2_description, go2_usd
 from .go2_description import BODY_NAMES, JOINT_NAMES
-from .go2_motors import (  # noqa: F401  (the actuator's figures, re-exported with the config)
+from .go2_motors import (
     ARMATURE,
     EFFORT_LIMIT,
     JOINT_FRICTION,
     JOINT_VISCOUS_FRICTION,
-    KNEE_REDUCTION,
-    MOTOR_KNEE_SPEED,
     MOTOR_NO_LOAD_SPEED,
-    MOTOR_PEAK_TORQUE,
-    MOTOR_STALL_TORQUE,
-    MOTOR_TORQUE_AT_KNEE_SPEED,
     SATURATION_EFFORT,
     VELOCITY_LIMIT,
 )
@@ -50,9 +43,7 @@ STANDING_JOINT_POS = {
 }
 """Default (standing) joint positions [rad]; actions are offsets from these."""
 
-STANDING_BASE_HEIGHT = go2_description.standing_height(
-    {name: value for name in JOINT_NAMES for key, value in STANDING_JOINT_POS.items() if re.fullmatch(key, name)}
-)
+STANDING_BASE_HEIGHT = go2_description.standing_height(go2_description.joint_values(STANDING_JOINT_POS))
 """Trunk height above flat ground in the standing pose [m], from the kinematics: the 0.213 m thigh and calf at
 the pose above span 0.300 m (front) and 0.291 m (rear) below the trunk; their mean plus the 0.022 m foot radius
 is 0.318 m."""

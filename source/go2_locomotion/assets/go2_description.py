@@ -11,6 +11,7 @@ network.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import mujoco
@@ -113,6 +114,19 @@ CALF_RANGE = (-2.7227, -0.83776)
 
 TOTAL_MASS = TRUNK.mass + 4 * (HIP.mass + THIGH.mass + CALF.mass + FOOT_MASS)
 """Mass of the whole robot [kg]."""
+
+
+def joint_values(figure, names=JOINT_NAMES) -> dict[str, float]:
+    """``figure`` for each of ``names``: a number for every joint, or ``{regex: value}`` as Isaac Lab's actuator and
+    pose configs give it (the first pattern that matches a whole name wins); names no pattern matches are left out."""
+    if not isinstance(figure, dict):
+        return {name: figure for name in names}
+    values = {}
+    for name in names:
+        match = next((value for key, value in figure.items() if re.fullmatch(key, name)), None)
+        if match is not None:
+            values[name] = match
+    return values
 
 
 def _quat_to_mat(quat) -> np.ndarray:

@@ -19,7 +19,8 @@ import dataclasses
 import mujoco
 import numpy as np
 
-from ..assets import go2_motors as go2
+from ..assets import go2_motors
+from ..assets.go2_description import joint_values
 from ..evaluation.robustness import PUSH_INTERVAL_S, Cell
 from ..robot.bundle import Bundle
 from ..robot.controller import RobotState, projected_gravity_from_quat
@@ -38,12 +39,14 @@ NOISY_FIELDS = {
 
 def real_go2_joint_figures(joint_names) -> dict[str, np.ndarray]:
     """``presets=real_go2``'s rotor inertia, Coulomb and viscous friction of each named joint."""
-    calf = np.array([name.endswith("calf_joint") for name in joint_names])
-    armature = np.where(calf, go2.ARMATURE[".*_calf_joint"], go2.ARMATURE[".*_hip_joint"])
+    figures = {
+        "armature": go2_motors.ARMATURE,
+        "friction": go2_motors.JOINT_FRICTION,
+        "viscous_friction": go2_motors.JOINT_VISCOUS_FRICTION,
+    }
     return {
-        "armature": armature,
-        "friction": np.full(len(joint_names), go2.JOINT_FRICTION),
-        "viscous_friction": np.full(len(joint_names), go2.JOINT_VISCOUS_FRICTION),
+        key: np.array([joint_values(figure, joint_names)[name] for name in joint_names])
+        for key, figure in figures.items()
     }
 
 
@@ -80,14 +83,15 @@ class MujocoCell:
             model.geom_friction[:, 0] = value
         elif kind == "joint_model":
             names = [model.joint(j).name for j in range(model.njnt) if model.jnt_type[j] == mujoco.mjtJoint.mjJNT_HINGE]
+            dofs = [model.jnt_dofadr[model.joint(name).id] for name in names]
             figures = real_go2_joint_figures(names)
-            for k, name in enumerate(names):
-                dof = model.jnt_dofadr[model.joint(name).id]
-                on = value == "on"
-                model.dof_armature[dof] = figures["armature"][k] if on else 0.0
-                model.dof_frictionloss[dof] = figures["friction"][k] if on else 0.0
-                model.dof_damping[dof] = figures["viscous_friction"][k] if on else 0.0
-        # the model's derived constants (subtree masses, ...) anew; mj_setConst leaves the data at the model's qpos0
+            scale = 1.0 if value == "on" else 0.0
+            model.dof_armature[dofs] = scale * figures["armature"]
+            model.dof_frictionloss[dofs] = scale * figures["friction"]
+            model.dof_damping[dofs] = scale * figures["viscous_friction"]
+        if kind not in ("payload", "joint_model"):
+            return
+        # masses or joint inertia changed: the model's derived constants anew (mj_setConst leaves the data at qpos0)
         data = plant.data
         qpos, qvel = data.qpos.copy(), data.qvel.copy()
         mujoco.mj_setConst(model, data)

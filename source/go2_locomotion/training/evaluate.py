@@ -254,7 +254,7 @@ def _plan(args, overrides: list[str]) -> Plan:
 
 def _evaluate(args, plan: Plan, session, checkpoint: Path, out: Path | None = None) -> tuple | None:
     """Evaluate ``checkpoint`` in the session's environment (loading it unless it is the session's), write its
-    report to ``out`` (default :func:`_out_dir`) and print its table; returns ``(checkpoint, summary, report
+    report to ``out`` (default :func:`_out_dir`) and print its table; returns ``(checkpoint, report, report
     path)`` for a command grid, ``None`` for terrain cells."""
     env, runner, agent_cfg = session.env, session.runner, session.agent_cfg
     if checkpoint != session.checkpoint:
@@ -314,7 +314,7 @@ def _evaluate(args, plan: Plan, session, checkpoint: Path, out: Path | None = No
     json_path, png_path = reports.write(report, out)
     print(reports.table(report))
     print(f"[go2] wrote {json_path}, {png_path}")
-    return checkpoint, report["summary"], json_path
+    return checkpoint, report, json_path
 
 
 def _robustness(args, plan: Plan) -> Path:
@@ -333,8 +333,8 @@ def _robustness(args, plan: Plan) -> Path:
 
         with loaded_policy(args, plan.overrides, video=False, prepare=prepare) as session:
             out = args.out or session.work_dir / "robustness" / session.checkpoint.stem
-            _, _, json_path = _evaluate(args, plan, session, session.checkpoint, out=out / robustness.folder(cell))
-            rows.append(robustness.summary(cell, reports.load(json_path), robustness.folder(cell)))
+            _, report, _ = _evaluate(args, plan, session, session.checkpoint, out=out / robustness.folder(cell))
+            rows.append(robustness.summary(cell, report, robustness.folder(cell)))
             title = f"{session.task} on {physics_record(session.env)['engine']}: {session.checkpoint.name}"
     json_path, png_path = robustness.write(rows, out, title, args.robots_per_command)
     print(robustness.table(rows))
@@ -374,13 +374,13 @@ def compare_reports(path_a: Path, path_b: Path) -> str:
 
 
 def _write_run_report(results: list, out: Path) -> Path:
-    best = min(results, key=lambda r: rank_key(r[1]))
+    best = min(results, key=lambda r: rank_key(r[1]["summary"]))
     payload = {
         "best": pretrained.recorded_path(best[0]),
         "rule": "lowest xy + yaw error over the moving commands, ties: fewer falls",
         "checkpoints": [
-            {"checkpoint": pretrained.recorded_path(c), "summary": s, "report": pretrained.recorded_path(p)}
-            for c, s, p in results
+            {"checkpoint": pretrained.recorded_path(c), "summary": r["summary"], "report": pretrained.recorded_path(p)}
+            for c, r, p in results
         ],
     }
     out.mkdir(parents=True, exist_ok=True)
