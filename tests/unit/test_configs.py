@@ -65,6 +65,7 @@ FLAT_CHANGES = (
     "scene.terrain.visual_material",
     "scene.height_scanner",
     "observations.policy.height_scan",
+    "observations.policy.base_lin_vel",
     "observations.critic.privileged_critic.height_scan",
     "curriculum.terrain_levels",
     "rewards.base_height_l2.params.sensor_cfg",
@@ -347,7 +348,7 @@ def test_real_go2_preset_trains_on_the_real_robot_and_plays_the_nominal_one(task
     # Unitree's knee point: 20.2 N m at 13.5 rad/s on the DC-motor line, zero at 30 rad/s
     stall = legs.saturation_effort[".*_hip_joint"]
     assert stall * (1 - 13.5 / 30.0) == pytest.approx(20.2) and not trained.sim.use_newton_actuators
-    assert (trained.actions.joint_pos.min_delay, trained.actions.joint_pos.max_delay) == (0, 4)
+    assert (trained.actions.joint_pos.min_delay, trained.actions.joint_pos.max_delay) == (0, 8)  # 40 ms / 5 ms
     events = trained.events
     assert events.add_base_mass.params["mass_distribution_params"] == (-1.0, 7.0)
     assert events.actuator_gains.params["stiffness_distribution_params"] == (0.8, 1.2)
@@ -355,7 +356,8 @@ def test_real_go2_preset_trains_on_the_real_robot_and_plays_the_nominal_one(task
     assert events.physics_material.params["static_friction_range"] == (0.2, 1.25)
     assert events.push_robot.params["velocity_range"]["x"] == (-1.0, 1.0)
     assert trained.commands.base_velocity.rel_straight_envs == 0.3
-    assert trained.rewards.track_ang_vel_z_fine.params["std"] == 0.1
+    cycle = trained.rewards.track_yaw_rate_cycle.params
+    assert cycle["std"] == 0.05 and round(cycle["period"] / trained.sim.dt / trained.decimation) == 25
     assert played.actions.joint_pos.max_delay == 0 and played.events.push_robot is None
     assert played.events.add_base_mass is played.events.actuator_gains is played.events.joint_parameters is None
     friction = played.events.physics_material.params
@@ -368,4 +370,4 @@ def test_real_go2_preset_trains_on_the_real_robot_and_plays_the_nominal_one(task
     assert legs.saturation_effort == legs.actuator_effort_limit and default.sim.use_newton_actuators
     assert default.actions.joint_pos.max_delay == 0 and default.events.actuator_gains is None
     assert default.events.add_base_mass.params["mass_distribution_params"] == (0.8, 1.25)
-    assert default.commands.base_velocity.rel_straight_envs == 0.0 and default.rewards.track_ang_vel_z_fine is None
+    assert default.commands.base_velocity.rel_straight_envs == 0.0 and default.rewards.track_yaw_rate_cycle is None

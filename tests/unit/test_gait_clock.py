@@ -129,3 +129,42 @@ def test_standing_rewards_by_hand():
     assert gait.standing_joint_deviation_l1(env, asset_cfg=JOINTS, **stand).item() == pytest.approx(0.6, abs=1e-6)
     env = _env([0], command=(0.0, 0.0, 0.2), joint_pos=offsets)
     assert gait.standing_joint_deviation_l1(env, asset_cfg=JOINTS, **stand).item() == 0.0
+
+
+def _yaw_env(num_envs: int, command_yaw: float):
+    robot = SimpleNamespace(data=SimpleNamespace(root_ang_vel_b=SimpleNamespace(torch=torch.zeros(num_envs, 3))))
+    commands = torch.tensor([[0.5, 0.0, command_yaw]] * num_envs)
+    return SimpleNamespace(
+        num_envs=num_envs,
+        device="cpu",
+        step_dt=STEP_DT,
+        common_step_counter=0,
+        scene=_Scene(robot=robot),
+        command_manager=SimpleNamespace(get_command=lambda name: commands),
+    )
+
+
+def test_cycle_yaw_term_charges_the_drift_and_not_the_trot_sway():
+    params = {"command_name": "base_velocity", "period": GAIT_PERIOD, "std": 0.05}
+    env = _yaw_env(2, command_yaw=0.0)
+    term = gait.cycle_yaw_rate_exp(SimpleNamespace(params=params), env)
+    # robot 0 sways +-0.3 rad/s with the trot (two sways a cycle) around a 0.03 rad/s drift; robot 1 sways only
+    for step in range(60):
+        env.common_step_counter = step + 1
+        sway = 0.3 * math.sin(2 * math.pi * 2 * step / 25)
+        env.scene.robot.data.root_ang_vel_b.torch[:, 2] = torch.tensor([0.03 + sway, sway])
+        reward = term(env, **params)
+        if step == 0:  # one sample: the mean is the instantaneous error
+            torch.testing.assert_close(reward, torch.exp(-(torch.tensor([0.03, 0.0]) ** 2) / 0.05**2))
+    # over whole cycles the sway cancels: the drift keeps exp(-(0.03 / 0.05)^2) = exp(-0.36) of the reward
+    torch.testing.assert_close(reward, torch.tensor([math.exp(-0.36), 1.0]), atol=1e-5, rtol=0)
+    # a new episode forgets the old cycle: robot 0 now turns 0.1 rad/s as told
+    env.command_manager = SimpleNamespace(get_command=lambda name: torch.tensor([[0.5, 0.0, 0.1]] * 2))
+    term.reset(torch.tensor([0]))
+    env.common_step_counter += 1
+    env.scene.robot.data.root_ang_vel_b.torch[:, 2] = torch.tensor([0.1, 0.0])
+    reward = term(env, **params)
+    assert reward[0].item() == pytest.approx(1.0)
+    # robot 1 keeps its cycle: the sways of steps 35-59 sum to 0; step 35's slot now holds the error -0.1
+    mean = (-0.3 * math.sin(2 * math.pi * 2 * 35 / 25) - 0.1) / 25
+    assert reward[1].item() == pytest.approx(math.exp(-(mean**2) / 0.05**2), abs=1e-5)

@@ -217,3 +217,40 @@ def test_an_import_inside_a_function_needs_a_reason():
     assert unexplained_imports("def f():\n    import torch  # heavy\n    import tensordict\n") == []
     assert unexplained_imports("def f():\n    x = 1  # a comment, but no reason\n    import torch\n") == [3]
     assert unexplained_imports(f"{LAZY_NOTE} torch (heavy).\n\n" + bare) == []
+
+
+def import_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The modules that import each other, directly or round a loop (strongly connected components of two or more)."""
+    order, low, stack, cycles = {}, {}, [], []
+
+    def visit(module: str) -> None:
+        order[module] = low[module] = len(order)
+        stack.append(module)
+        for target in sorted(graph.get(module, ())):
+            if target not in order:
+                visit(target)
+                low[module] = min(low[module], low[target])
+            elif target in stack:
+                low[module] = min(low[module], order[target])
+        if low[module] == order[module]:
+            component = stack[stack.index(module) :]
+            del stack[stack.index(module) :]
+            if len(component) > 1:
+                cycles.append(sorted(component))
+
+    for module in sorted(graph):
+        if module not in order:
+            visit(module)
+    return cycles
+
+
+def test_import_cycles_are_found():
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": set()}
+    assert import_cycles(graph) == [["a", "b", "c"]]
+    assert import_cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_modules_import_each_other():
+    """Not even under ``TYPE_CHECKING``: a type two modules share lives in a third both import (robot/state.py)."""
+    graph = {module_name(path): {m for _, m in _imports(path)} - {module_name(path)} for path in MODULES}
+    assert import_cycles(graph) == []

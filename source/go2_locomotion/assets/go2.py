@@ -59,11 +59,13 @@ STIFFNESS = 25.0
 DAMPING = 0.5
 """PD velocity gain Kd [N m s/rad]."""
 
-ACTION_DELAY_S = (0.0, 0.020)
-"""Delay of the joint targets, drawn per robot at each reset [s]: 0-20 ms, the latency a Go2 holds from its state
-to its motors (one DDS round trip and the policy's compute); HIMLoco trains a Go2 with
-0-15 ms. The action term applies it (``tasks/mdp/delayed_action.py``): Isaac Lab's delayed actuator is an ideal
-PD, and fixed under Newton-native actuators."""
+ACTION_DELAY_S = (0.0, 0.040)
+"""Delay of the joint targets, drawn per robot at each reset [s]: 0-40 ms. A Go2 holds 10-20 ms from its state to its
+motors (one DDS round trip and the policy's compute); HIMLoco trains a Go2 with 0-15 ms, walk-these-ways with a fixed
+30 ms. The range reaches twice the robot's because a Go2-Flat fine-tuned with 0-20 ms fell 5 of 52 times at 40 ms
+(docs/robot_model.md): a Wi-Fi hop or a slow policy computer must not topple it. The action term applies it
+(``tasks/mdp/delayed_action.py``): Isaac Lab's delayed actuator is an ideal PD, and fixed under Newton-native
+actuators."""
 
 PAYLOAD_RANGE = (-1.0, 7.0)
 """Mass added to the trunk at start-up [kg]: up to Unitree's published Go2 payload (about 7 kg), and down by 1 kg
@@ -154,5 +156,5 @@ GO2_CFG = ArticulationCfg(
     },
 )
 """The Go2 with DC-motor actuators on its 12 leg joints (with ``presets=real_go2``: Unitree's torque-speed curve,
-rotor inertia and joint friction), spawned from the offline asset; the targets' 0-20 ms delay is the action term's
+rotor inertia and joint friction), spawned from the offline asset; the targets' 0-40 ms delay is the action term's
 (:data:`ACTION_DELAY_S`)."""

@@ -19,14 +19,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .joints import NUM_FEET, NUM_JOINTS
-
-if TYPE_CHECKING:
-    from .controller import RobotState
+from .state import RobotState
 
 CONFIG = "config"
 """A parameter read from the term's config (:attr:`Parameter.source`)."""
@@ -74,7 +71,7 @@ class StepContext:
     """Seconds per policy step."""
 
 
-Rebuild = Callable[["RobotState", dict, StepContext], np.ndarray]
+Rebuild = Callable[[RobotState, dict, StepContext], np.ndarray]
 """``rebuild(state, term, context)``: one step of a term from the robot's state; ``term`` is the term's bundle entry
 (``name``, ``width``, ``params``)."""
 

@@ -21,7 +21,8 @@ from pathlib import Path
 import numpy as np
 
 from ..robot.bundle import NUM_JOINTS, Bundle
-from ..robot.controller import ReferenceController, RobotState
+from ..robot.controller import ReferenceController
+from ..robot.state import RobotState
 from ..robot.steering import AXES, KEYS, STEP, UNITS, TerminalKeys
 from ..sim2sim.loop import Segment
 from .dds import Bus, is_loopback

@@ -20,7 +20,8 @@ import numpy as np
 
 from ..assets import go2_description as go2
 from ..robot.bundle import SDK2_JOINT_ORDER, Bundle
-from ..robot.controller import RobotState, projected_gravity_from_quat
+from ..robot.observations import projected_gravity_from_quat
+from ..robot.state import RobotState
 from .height_scan import HeightSource, MujocoHeightScan, ScanPattern
 from .terrain import TerrainGeometry
 

@@ -23,7 +23,8 @@ from ..assets import go2_motors
 from ..assets.go2_description import joint_values
 from ..evaluation.robustness import PUSH_INTERVAL_S, Cell
 from ..robot.bundle import Bundle
-from ..robot.controller import RobotState, projected_gravity_from_quat
+from ..robot.observations import projected_gravity_from_quat
+from ..robot.state import RobotState
 from .plant import Go2Plant
 
 NOISY_FIELDS = {

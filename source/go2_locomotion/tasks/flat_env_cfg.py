@@ -8,15 +8,17 @@ from __future__ import annotations
 
 from isaaclab.managers import RewardTermCfg as RewTerm
 from isaaclab.utils import configclass
+from isaaclab_tasks.utils import preset
 
 from ..assets.go2 import GROUND_USD
 from . import mdp
-from .velocity_env_cfg import PRIVILEGED_CRITIC, Go2RoughEnvCfg
+from .velocity_env_cfg import NO_LIN_VEL, PRIVILEGED_CRITIC, Go2RoughEnvCfg
 
 
 @configclass
 class Go2FlatEnvCfg(Go2RoughEnvCfg):
-    """Go2-Flat: velocity tracking on an infinite plane; policy observation ``[N, 50]``."""
+    """Go2-Flat: velocity tracking on an infinite plane; policy observation ``[N, 50]`` (``[N, 47]`` without the trunk
+    linear velocity: ``presets=no_lin_vel``, :data:`~.velocity_env_cfg.NO_LIN_VEL`)."""
 
     def __post_init__(self):
         super().__post_init__()
@@ -32,6 +34,8 @@ class Go2FlatEnvCfg(Go2RoughEnvCfg):
         self.scene.terrain.visual_material = None
         self.scene.height_scanner = None
         self.observations.policy.height_scan = None
+        policy = self.observations.policy
+        policy.base_lin_vel = preset(default=policy.base_lin_vel, **{NO_LIN_VEL: None})
         # the privileged critic group (presets=privileged_critic), a preset until the command line resolves it
         getattr(self.observations.critic, PRIVILEGED_CRITIC).height_scan = None
         self.curriculum.terrain_levels = None

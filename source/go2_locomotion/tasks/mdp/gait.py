@@ -14,8 +14,8 @@ import math
 from typing import TYPE_CHECKING
 
 import torch
-from isaaclab.envs.mdp import joint_deviation_l1
-from isaaclab.managers import SceneEntityCfg
+from isaaclab.envs.mdp import base_ang_vel, generated_commands, joint_deviation_l1
+from isaaclab.managers import ManagerTermBase, SceneEntityCfg
 
 if TYPE_CHECKING:
     from isaaclab.envs import ManagerBasedRLEnv
@@ -91,3 +91,33 @@ def standing_joint_deviation_l1(
     """``[N]`` sum over the joints of |joint position - standing pose| [rad] while told to stand; 0 while moving.
     Isaac Lab's ``stand_still_joint_deviation_l1`` with this module's stand rule (it reads lin x and y only)."""
     return joint_deviation_l1(env, asset_cfg) * told_to_stand(env, command_name, command_threshold).float()
+
+
+class cycle_yaw_rate_exp(ManagerTermBase):
+    """``[N]`` exp(-e^2 / std^2), e the yaw-rate error (trunk yaw rate - commanded) averaged over the last gait cycle
+    [rad/s]: the heading each cycle gains or loses.
+
+    A trot sways the trunk's yaw rate by about +-0.3 rad/s every half cycle; a reward on the instantaneous error
+    charges that sway and can hardly tell a drift of 0.03 rad/s from it. Over one whole cycle the sway cancels and
+    what remains is the drift a robot told to walk straight turns by. The mean covers the steps since the episode
+    began while fewer than one cycle have passed (a class term: it keeps each robot's last cycle of errors)."""
+
+    def __init__(self, cfg, env: ManagerBasedRLEnv):
+        super().__init__(cfg, env)
+        steps = cycle_steps(cfg.params["period"], env.step_dt)
+        self._errors = torch.zeros(env.num_envs, steps, device=env.device)
+        self._count = torch.zeros(env.num_envs, dtype=torch.long, device=env.device)
+
+    def reset(self, env_ids=None) -> None:
+        """A new episode starts a new cycle."""
+        ids = slice(None) if env_ids is None else env_ids
+        self._errors[ids] = 0.0
+        self._count[ids] = 0
+
+    def __call__(self, env: ManagerBasedRLEnv, command_name: str, period: float, std: float) -> torch.Tensor:
+        error = base_ang_vel(env)[:, 2] - generated_commands(env, command_name)[:, 2]
+        steps = self._errors.shape[1]
+        self._errors[:, env.common_step_counter % steps] = error
+        self._count.clamp_(max=steps - 1).add_(1)
+        mean = self._errors.sum(dim=1) / self._count
+        return torch.exp(-mean.square() / std**2)
