@@ -179,6 +179,10 @@ def test_newton_checkpoint_plays_on_physx(flat_run, tmp_path):
     assert "played 30 steps" in result.stdout + result.stderr
     manifest = yaml.safe_load((tmp_path / "exported" / "deploy.yaml").read_text())
     assert manifest["joints"]["backend"] == "ovphysx" and manifest["checkpoint"] == "model_1.pt"
+    # what the policy met in training: Go2-Flat's training config (the play robot is nominal)
+    training = manifest["training"]
+    assert training["action_delay_s"] == [0.0, 0.0] and training["events"]["push_robot"]["mode"] == "interval"
+    assert training["events"]["physics_material"]["static_friction_range"] == [0.8, 0.8]
 
 
 def test_export_script_and_sim2sim_on_a_rough_bundle(rough_run, tmp_path):

@@ -371,3 +371,21 @@ def test_real_go2_preset_trains_on_the_real_robot_and_plays_the_nominal_one(task
     assert default.actions.joint_pos.max_delay == 0 and default.events.actuator_gains is None
     assert default.events.add_base_mass.params["mass_distribution_params"] == (0.8, 1.25)
     assert default.commands.base_velocity.rel_straight_envs == 0.0 and default.rewards.track_yaw_rate_cycle is None
+
+
+def test_bundle_records_what_training_randomised():
+    from go2_locomotion.export.manifest import training_conditions
+
+    real = training_conditions(_resolved("Go2-Flat", presets=REAL_GO2))
+    assert real["action_delay_s"] == [0.0, 0.04]  # 8 physics steps of 5 ms
+    events = real["events"]
+    assert events["actuator_gains"]["function"] == "randomize_actuator_gains"
+    assert events["actuator_gains"]["stiffness_distribution_params"] == [0.8, 1.2]
+    assert events["add_base_mass"]["mass_distribution_params"] == [-1.0, 7.0]
+    assert events["push_robot"]["velocity_range"] == {"x": [-1.0, 1.0], "y": [-1.0, 1.0]}
+    assert events["push_robot"]["mode"] == "interval" and events["push_robot"]["interval_range_s"] == [10.0, 15.0]
+    assert "asset_cfg" not in events["physics_material"]  # a selection, not a range
+    # the first Go2's training: no delay, no gain or joint randomisation, the trunk mass scaled
+    default = training_conditions(_resolved("Go2-Flat"))
+    assert default["action_delay_s"] == [0.0, 0.0] and "actuator_gains" not in default["events"]
+    assert default["events"]["add_base_mass"]["mass_distribution_params"] == [0.8, 1.25]

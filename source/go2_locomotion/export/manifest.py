@@ -386,9 +386,59 @@ def _physics(env, asset_name: str) -> dict[str, Any]:
     }
 
 
-def build_manifest(env, runner, agent_cfg, *, onnx_path: Path, task: str, checkpoint: str | None) -> dict[str, Any]:
+def _range_value(value: Any) -> Any:
+    """A term parameter as the manifest writes a range: numbers, strings, lists and dicts of them; ``_UNSET`` for
+    anything else (an asset or sensor selection)."""
+    if isinstance(value, bool) or value is None:
+        return _UNSET
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float):
+        return _number(value)
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list | tuple):
+        items = [_range_value(v) for v in value]
+        return _UNSET if any(v is _UNSET for v in items) else items
+    if isinstance(value, dict):
+        items = {str(k): _range_value(v) for k, v in value.items()}
+        return {k: v for k, v in items.items() if v is not _UNSET} or _UNSET
+    return _UNSET
+
+
+def training_conditions(env_cfg) -> dict[str, Any]:
+    """What the policy met in training, read from the task's training config (``play_mode`` off, the export's
+    presets): the targets' delay and every event term (the start-up, reset and interval randomisation) with its
+    ranges. The observation noise is in each term's entry; the export's own robot is the nominal play robot."""
+    action_cfg = getattr(env_cfg.actions, ACTION_TERM)
+    sim_dt = env_cfg.sim.dt
+    events = {}
+    for name, term_cfg in vars(env_cfg.events).items():
+        if term_cfg is None or not hasattr(term_cfg, "func"):
+            continue
+        entry = {"function": getattr(term_cfg.func, "__name__", str(term_cfg.func)), "mode": term_cfg.mode}
+        if term_cfg.interval_range_s is not None:
+            entry["interval_range_s"] = _range_value(term_cfg.interval_range_s)
+        for key, value in term_cfg.params.items():
+            if (described := _range_value(value)) is not _UNSET:
+                entry[key] = described
+        events[name] = entry
+    return {
+        "source": "the task's training configuration with the export's presets",
+        "action_delay_s": [
+            _number(getattr(action_cfg, "min_delay", 0) * sim_dt),
+            _number(getattr(action_cfg, "max_delay", 0) * sim_dt),
+        ],
+        "events": events,
+    }
+
+
+def build_manifest(
+    env, runner, agent_cfg, *, onnx_path: Path, task: str, checkpoint: str | None, training_cfg=None
+) -> dict[str, Any]:
     """The manifest of a policy exported to ``onnx_path``, read from ``env`` (the unwrapped
-    ``ManagerBasedRLEnv``), the RSL-RL ``runner`` and its ``agent_cfg``.
+    ``ManagerBasedRLEnv``), the RSL-RL ``runner`` and its ``agent_cfg``; ``training_cfg``, the task's training
+    config, gives the ``training`` entry (:func:`training_conditions`; ``None`` when not given).
 
     Raises:
         ExportError: The environment uses a term the bundle cannot describe.
@@ -414,6 +464,7 @@ def build_manifest(env, runner, agent_cfg, *, onnx_path: Path, task: str, checkp
         "observation": _observation(env, runner),
         "commands": _commands(env),
         "policy": _policy(onnx_path),
+        "training": None if training_cfg is None else training_conditions(training_cfg),
     }
 
 
@@ -481,10 +532,15 @@ def _drop_torchscript_debug_info(path: Path) -> None:
     temporary.replace(path)
 
 
-def export_bundle(env, runner, agent_cfg, export_dir: Path, *, task: str, checkpoint: str | None) -> dict[str, Path]:
-    """Export ``policy.pt``, ``policy.onnx`` and ``deploy.yaml`` into ``export_dir``; returns their paths."""
+def export_bundle(
+    env, runner, agent_cfg, export_dir: Path, *, task: str, checkpoint: str | None, training_cfg=None
+) -> dict[str, Path]:
+    """Export ``policy.pt``, ``policy.onnx`` and ``deploy.yaml`` into ``export_dir``; returns their paths.
+    ``training_cfg``: the task's training config, recorded as the manifest's ``training`` entry."""
     export_dir = Path(export_dir)
     export_dir.mkdir(parents=True, exist_ok=True)
     jit_path, onnx_path = export_policy(runner, export_dir)
-    manifest = build_manifest(env, runner, agent_cfg, onnx_path=onnx_path, task=task, checkpoint=checkpoint)
+    manifest = build_manifest(
+        env, runner, agent_cfg, onnx_path=onnx_path, task=task, checkpoint=checkpoint, training_cfg=training_cfg
+    )
     return {"policy.pt": jit_path, "policy.onnx": onnx_path, MANIFEST_FILE: write_manifest(manifest, export_dir)}

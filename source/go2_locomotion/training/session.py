@@ -81,6 +81,8 @@ class PolicySession:
     """The training task id."""
     work_dir: Path
     """Where outputs go: the checkpoint's folder, or ``logs/pretrained/<policy>`` for a shipped policy."""
+    overrides: tuple[str, ...] = ()
+    """The command line's Hydra overrides and presets: the export resolves the training config with them."""
 
 
 def load_policy(runner, checkpoint: dict) -> None:
@@ -138,7 +140,7 @@ def loaded_policy(
         runner = make_runner(env, agent_cfg)
         check_compatible(checkpoint, path, runner.alg.get_policy(), task, learner)
         load_policy(runner, checkpoint)
-        yield PolicySession(env, runner, agent_cfg, path, training_id(requested), work_dir)
+        yield PolicySession(env, runner, agent_cfg, path, training_id(requested), work_dir, tuple(overrides))
 
 
 def check_launch_args(args: argparse.Namespace, env_cfg) -> None:
@@ -164,6 +166,7 @@ def export_all(session: PolicySession, export_dir: Path) -> dict[str, Path]:
     """
     from go2_locomotion.export.manifest import ExportError, export_bundle
 
+    training_cfg, _ = resolve_configs(session.task, None, play_mode=False, overrides=list(session.overrides))
     try:
         files = export_bundle(
             session.env.unwrapped,
@@ -172,6 +175,7 @@ def export_all(session: PolicySession, export_dir: Path) -> dict[str, Path]:
             export_dir,
             task=session.task,
             checkpoint=session.checkpoint.name,
+            training_cfg=training_cfg,
         )
     except ExportError as error:
         raise UsageError(f"cannot write the deploy manifest: {error}") from None
