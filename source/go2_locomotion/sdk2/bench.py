@@ -390,13 +390,17 @@ def damping_since(commands: Traffic, start: float) -> float | None:
     return None
 
 
-def scripted_run(folder: Path, segments, controller_args=(), sim_args=(), nice: int = 0) -> tuple[int | None, str]:
-    """The controller walking ``segments`` (``--autostart``) against the simulated Go2, both on one bench in
-    ``folder`` with their extra arguments; returns the controller's exit code (``None``: it did not finish in time)
-    and its output. The simulator is stopped by Ctrl-C once the controller is done."""
+def scripted_run(
+    folder: Path, segments, controller_args=(), sim_args=(), nice: int = 0, bundle: str = "pretrained"
+) -> tuple[int | None, str]:
+    """The controller walking ``segments`` (``--autostart``) with ``bundle`` against the simulated Go2, both on one
+    bench in ``folder`` with their extra arguments; returns the controller's exit code (``None``: it did not finish in
+    time) and its output. The simulator is stopped by Ctrl-C once the controller is done."""
     total = sum(s.duration_s for s in segments)
     with Bench(folder, nice=nice) as bench:
-        controller = bench.controller(*controller_args, "--autostart", "--commands", segments_text(segments))
+        controller = bench.controller(
+            *controller_args, "--autostart", "--commands", segments_text(segments), bundle=bundle
+        )
         if not controller.wait_for("waiting for LowState", 120):
             raise RuntimeError(f"the controller did not start:\n{controller.text()}")
         sim = bench.sim(*sim_args, "--duration", f"{total + 30:g}")
@@ -549,6 +553,51 @@ def climbs(out: Path, task: str, terrain: str, starts: int, nice: int = 0) -> di
     return summary
 
 
+STRAIGHT_SEGMENTS = tuple(parse_segments("stand:2:0,0,0 half:15:0.5,0,0 full:15:1,0,0"))
+"""The straight walk's script: stand 2 s, then straight ahead (yaw rate 0, as a Go2 owner's stick sends it) at 0.5
+and 1.0 m/s, 15 s each: the issue's speed and heading-drift goals on a robot model over DDS."""
+
+
+def straight_walk(out: Path, bundle: str, model: str | None = None, nice: int = 0) -> dict:
+    """A bundle walking :data:`STRAIGHT_SEGMENTS` over DDS against ``sim_go2.py`` (with ``--model``: that MJCF Go2,
+    e.g. Unitree's go2.xml, instead of the package's description); a run the machine stalled is run again, up to
+    :data:`MEASURE_ATTEMPTS` times. Per moving segment: the trunk's mean velocity after the settle time, the speed as
+    a share of the command and the heading drift (|mean yaw rate| [rad/s]). Writes and returns ``straight.json``."""
+    figures = {"bundle": str(bundle), "model": model}  # as given: the record names no machine's folders
+    bundle, model = str(Path(bundle).resolve()), model and str(Path(model).resolve())  # the bench runs in its folder
+    sim_args = ("--bundle", bundle, *(("--model", model) if model else ()))
+    stalls = []
+    for attempt in range(MEASURE_ATTEMPTS):
+        run = out / f"run_{attempt}"
+        run.mkdir(parents=True, exist_ok=True)
+        code, output = scripted_run(run, STRAIGHT_SEGMENTS, sim_args=sim_args, nice=nice, bundle=bundle)
+        stalled = stall(run, stale_s(bundle))
+        if (code == 0 and "DAMPING:" not in output) or stalled is None:
+            break
+        stalls.append(stalled)
+    figures.update(controller_exit_code=code, fault="DAMPING:" in output, runs_stopped_by_a_stall=stalls)
+    if code == 0:
+        record = SimRecord.read(run / "sim.jsonl")
+        start = ControllerRecord.read(run / "controller.jsonl").policy_start()
+        velocities = segment_velocities(record, start, STRAIGHT_SEGMENTS)
+        figures["segments"] = [
+            {
+                "name": segment.name,
+                "command": list(segment.command),
+                "velocity": np.round(velocity, 4).tolist(),
+                "speed_share": round(velocity[0] / segment.command[0], 4),
+                "heading_drift": round(abs(velocity[2]), 4),
+            }
+            for segment, velocity in zip(STRAIGHT_SEGMENTS, velocities, strict=True)
+            if segment.command[0]
+        ]
+        figures["fell"] = any(r["down"] for r in record.trunk if r["t"] >= start)
+    figures.update(load_average=os.getloadavg(), cpus=os.cpu_count())
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "straight.json").write_text(json.dumps(figures, indent=2))
+    return figures
+
+
 MEASURE_ATTEMPTS = 3
 """Runs the measurement may take when the machine stalls one beyond the stale bound (the controller then damps)."""
 
@@ -556,11 +605,16 @@ MEASURE_ATTEMPTS = 3
 def bench_stale_s(task: str | None = None) -> float:
     """The stale bound [s] of the policy shipped for ``task`` (default: the default task's)."""
     from .. import pretrained
+
+    return stale_s(pretrained.bundle() if task is None else pretrained.bundle(task))
+
+
+def stale_s(bundle: Path | str) -> float:
+    """The controller's stale bound [s] for ``bundle``: :data:`~.figures.STALE_POLICY_PERIODS` policy periods."""
     from ..robot.bundle import read_manifest
     from .figures import STALE_POLICY_PERIODS
 
-    bundle = pretrained.bundle() if task is None else pretrained.bundle(task)
-    return STALE_POLICY_PERIODS * float(read_manifest(bundle / "deploy.yaml")["timing"]["policy_dt"])
+    return STALE_POLICY_PERIODS * float(read_manifest(Path(bundle) / "deploy.yaml")["timing"]["policy_dt"])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -577,7 +631,17 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--task", default="Go2-Rough-Blind", help="With --climb: whose shipped policy.")
     parser.add_argument("--starts", type=int, default=3, help="With --climb: how many starts.")
+    parser.add_argument(
+        "--straight",
+        metavar="BUNDLE",
+        help=f"Instead: walk this bundle straight ahead over DDS ('{segments_text(STRAIGHT_SEGMENTS)}'); writes "
+        "straight.json (speed as a share of the command, heading drift).",
+    )
+    parser.add_argument("--model", help="With --straight: the MJCF Go2 the simulator runs (e.g. Unitree's go2.xml).")
     args = parser.parse_args(argv)
+    if args.straight:
+        print(json.dumps(straight_walk(args.out, args.straight, args.model, args.nice), indent=2))
+        return 0
     if args.climb:
         print(json.dumps(climbs(args.out, args.task, args.climb, args.starts, args.nice), indent=2))
         return 0
