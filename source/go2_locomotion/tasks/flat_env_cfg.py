@@ -29,7 +29,7 @@ class Go2FlatEnvCfg(Go2RoughEnvCfg):
         self.sim.physics.default = newton_mjwarp
 
         self.scene.terrain.terrain_type = "usd"
-        self.scene.terrain.usd_path = GROUND_USD
+        self.scene.terrain.usd_path = GROUND_USD  # its material is the file's: Isaac Lab's USD terrain applies none
         self.scene.terrain.terrain_generator = None
         self.scene.terrain.visual_material = None
         self.scene.height_scanner = None
