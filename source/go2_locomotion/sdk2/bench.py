@@ -579,8 +579,20 @@ def straight_walk(out: Path, bundle: str, model: str | None = None, nice: int = 
     if code == 0:
         record = SimRecord.read(run / "sim.jsonl")
         start = ControllerRecord.read(run / "controller.jsonl").policy_start()
-        velocities = segment_velocities(record, start, STRAIGHT_SEGMENTS)
-        figures["segments"] = [
+        figures.update(straight_figures(record, start, STRAIGHT_SEGMENTS))
+    figures.update(load_average=os.getloadavg(), cpus=os.cpu_count())
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "straight.json").write_text(json.dumps(figures, indent=2))
+    return figures
+
+
+def straight_figures(record: SimRecord, start_s: float, segments) -> dict:
+    """Per moving segment of ``segments`` (laid end to end from simulated ``start_s``): the trunk's mean ``velocity``
+    ``[vx, vy, wz]`` after the settle time, ``speed_share`` (vx / commanded vx) and ``heading_drift`` (|mean wz|
+    [rad/s]); and whether the trunk was ever ``down`` from ``start_s`` on (``fell``)."""
+    velocities = segment_velocities(record, start_s, segments)
+    return {
+        "segments": [
             {
                 "name": segment.name,
                 "command": list(segment.command),
@@ -588,14 +600,11 @@ def straight_walk(out: Path, bundle: str, model: str | None = None, nice: int = 
                 "speed_share": round(velocity[0] / segment.command[0], 4),
                 "heading_drift": round(abs(velocity[2]), 4),
             }
-            for segment, velocity in zip(STRAIGHT_SEGMENTS, velocities, strict=True)
+            for segment, velocity in zip(segments, velocities, strict=True)
             if segment.command[0]
-        ]
-        figures["fell"] = any(r["down"] for r in record.trunk if r["t"] >= start)
-    figures.update(load_average=os.getloadavg(), cpus=os.cpu_count())
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "straight.json").write_text(json.dumps(figures, indent=2))
-    return figures
+        ],
+        "fell": any(r["down"] for r in record.trunk if r["t"] >= start_s),
+    }
 
 
 MEASURE_ATTEMPTS = 3
