@@ -45,7 +45,7 @@ def test_the_warm_started_rough_policy_acts_as_the_flat_one_on_live_observations
         layout = preflight.config_observation_term_widths(rough_env.unwrapped.cfg)["policy"]
         checkpoint = read_checkpoint(shipped)
         source = warm_start.source_layout(checkpoint, shipped, "Go2-Rough")
-        record = warm_start.apply(rough, checkpoint, shipped, source, layout)
+        record = warm_start.apply(rough, checkpoint, shipped, source, {"actor": layout, "critic": layout}, "Go2-Rough")
         assert (record["source_task"], record["inputs_from_source"], record["inputs_new"]) == ("Go2-Flat", 50, 187)
         policy = rough.get_inference_policy(device="cpu")
         obs, _ = rough_env.reset(seed=0)

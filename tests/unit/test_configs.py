@@ -96,8 +96,13 @@ def _agent_cfg(task: str):
 
 
 def _terms(manager_cfg) -> dict:
-    """The active terms of a manager config (or an observation group), by name: the fields holding a term."""
-    return {name: term for name, term in vars(manager_cfg).items() if hasattr(term, "func")}
+    """The active terms of a manager config (or an observation group), by name: the fields holding a term (a preset
+    no command line has resolved yet counts as its default)."""
+    fields = {
+        name: getattr(term, "default", term) if isinstance(term, PresetCfg) else term
+        for name, term in vars(manager_cfg).items()
+    }
+    return {name: term for name, term in fields.items() if hasattr(term, "func")}
 
 
 def _groups(cfg) -> dict:

@@ -103,7 +103,7 @@ def test_rsl_rl_builds_the_algorithm_without_a_warning_and_loads_the_teacher_alo
     warm = warm_start.prepare(pretrained.KEYWORD, TASK, DISTILLATION, env_cfg, agent, ACTIONS)
     assert (warm.kind, warm.path, warm.source_task) == (warm_start.TEACHER, path, "Go2-Rough")
     assert not algorithm.teacher_loaded
-    record = warm_start.apply_warm_start(SimpleNamespace(alg=algorithm, cfg={}), warm, {})
+    record = warm_start.apply_warm_start(SimpleNamespace(alg=algorithm, cfg={}), warm, {}, "Go2-Rough-Blind")
     assert algorithm.teacher_loaded
     shipped = read_checkpoint(path)["actor_state_dict"]
     for key, tensor in algorithm.teacher.state_dict().items():
@@ -162,7 +162,7 @@ def test_ppo_starts_from_a_distilled_student_with_a_fresh_critic_and_optimiser(e
     assert (warm.kind, warm.source_task) == (warm_start.STUDENT, TASK)
     algorithm = _algorithm(Go2RoughBlindPPORunnerCfg(), widths)
     critic_before = {k: v.clone() for k, v in algorithm.critic.state_dict().items()}
-    record = warm_start.apply_warm_start(SimpleNamespace(alg=algorithm, cfg={}), warm, {})
+    record = warm_start.apply_warm_start(SimpleNamespace(alg=algorithm, cfg={}), warm, {}, "Go2-Rough-Blind")
     assert algorithm.actor.state_dict().keys() == student.keys()
     for key, tensor in algorithm.actor.state_dict().items():
         assert torch.equal(tensor, student[key]), key
@@ -191,7 +191,7 @@ def test_ppo_on_the_blind_task_has_no_shipped_start(env_cfg):
         warm_start.prepare("pretrained", TASK, PPO, env_cfg, agent, ACTIONS)
     assert error.value.messages == (
         "--warm_start: task 'Go2-Rough-Blind' has no shipped policy to start from; accepted: a distillation "
-        "checkpoint of Go2-Rough-Blind",
+        "checkpoint of Go2-Rough-Blind or a PPO checkpoint of Go2-Rough-Blind (its observation terms embedded by name)",
     )
 
 

@@ -41,6 +41,44 @@ def test_input_columns_follow_the_terms_by_name():
         warm_start.input_columns(FLAT, {"base": 12, "joints": 24, "gait_phase": 2})
 
 
+def test_a_term_the_run_takes_out_is_left_out_only_when_allowed():
+    with_velocity = {"base_lin_vel": 3, "rest": 47}
+    assert warm_start.input_columns(with_velocity, {"rest": 47}, dropped=("base_lin_vel",)) == [None] * 3 + list(
+        range(47)
+    )
+    with pytest.raises(UsageError, match="term 'base_lin_vel' .3 inputs. is not an input of the task"):
+        warm_start.input_columns(with_velocity, {"rest": 47})
+
+
+def test_an_actor_without_the_trunk_velocity_acts_as_the_old_one_told_its_mean_velocity():
+    """Go2-Flat's checkpoint into an actor that reads no trunk velocity (``presets=no_lin_vel``): the embedded actor
+    computes what the old one computes when the velocity input reads its normaliser's mean."""
+    torch.manual_seed(0)
+    old, new = _model(50, [128, 128, 128], normalise=True), _model(47, [128, 128, 128], normalise=True)
+    old.obs_normalizer.update(torch.randn(256, 50) * 2 + 0.5)
+    with torch.no_grad():
+        for p in old.parameters():
+            p.add_(0.3 * torch.randn_like(p))
+    columns = warm_start.input_columns({"base_lin_vel": 3, "rest": 47}, {"rest": 47}, dropped=("base_lin_vel",))
+    new.load_state_dict(warm_start.embed(old.state_dict(), new.state_dict(), columns))
+    old.eval(), new.eval()
+    rest = torch.randn(16, 47)
+    mean_velocity = old.obs_normalizer.mean[..., :3].expand(16, 3)
+    torch.testing.assert_close(_act(new, rest), _act(old, torch.cat([mean_velocity, rest], 1)), atol=1e-5, rtol=0)
+    assert not torch.allclose(_act(new, rest), _act(old, torch.cat([mean_velocity + 1.0, rest], 1)), atol=1e-3)
+
+
+def test_each_network_reads_its_groups_terms():
+    widths = {"policy": {"a": 2, "b": 3}, "critic": {"a": 2, "b": 3, "forces": 4}}
+    assert warm_start.network_layouts(widths, {"critic": ["critic"]}) == {
+        "actor": {"a": 2, "b": 3},
+        "critic": {"a": 2, "b": 3, "forces": 4},
+    }
+    # RSL-RL's rule without obs_groups: the group of the network's name, else policy
+    assert warm_start.network_layouts(widths, {})["critic"] == {"a": 2, "b": 3, "forces": 4}
+    assert warm_start.network_layouts({"policy": widths["policy"]}, {})["critic"] == {"a": 2, "b": 3}
+
+
 @pytest.mark.parametrize("output", [12, 1])  # the actor and the critic
 def test_rough_network_acts_as_the_flat_one_whatever_the_scan(output):
     torch.manual_seed(0)
@@ -89,7 +127,7 @@ def test_networks_that_do_not_fit_are_refused():
         warm_start.embed(_model(50, [128, 128]).state_dict(), _model(237, [512, 256, 128]).state_dict(), columns)
 
 
-def test_only_tasks_with_a_source_take_a_warm_start():
+def test_only_tasks_with_a_source_take_another_tasks_warm_start():
     assert warm_start.source_task("Go2-Rough") == "Go2-Flat"
     with pytest.raises(UsageError, match="task 'Go2-Flat' has no warm-start source; offered: Go2-Rough .from Go2-Fl"):
         warm_start.source_task("Go2-Flat")
@@ -139,7 +177,7 @@ def test_a_warm_start_sets_the_noise_std_only_when_asked(tmp_path):
     for asked in (None, 0.4):
         cfg = {**toy.agent_cfg(1000), "warm_start_noise_std": asked}
         runner = Go2OnPolicyRunner(toy.PointMassEnv(8, seed=2), cfg, log_dir=str(tmp_path / f"b{asked}"))
-        record = warm_start.apply_warm_start(runner, warm, {})
+        record = warm_start.apply_warm_start(runner, warm, {}, "Go2-Flat")
         std = runner.alg.actor.distribution.std_param
         expected = saved_std if asked is None else asked
         torch.testing.assert_close(std, torch.full_like(std, expected))

@@ -201,8 +201,9 @@ def _launch_and_train(
             )
         warm_record = None
         if warm is not None and run.resume_from is None:
-            layout = preflight.config_observation_term_widths(env_cfg)["policy"]
-            warm_record = warm_start.apply_warm_start(runner, warm, layout)
+            widths = preflight.config_observation_term_widths(env_cfg)
+            layouts = warm_start.network_layouts(widths, agent_cfg.obs_groups)
+            warm_record = warm_start.apply_warm_start(runner, warm, layouts, training_id(task))
         # the live widths, now that the observation manager exists
         managers = env.unwrapped
         geometry = rollout_geometry(

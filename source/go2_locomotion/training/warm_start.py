@@ -12,6 +12,7 @@ import hashlib
 import json
 import math
 import re
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -48,18 +49,25 @@ def source_task(task: str) -> str:
     return SOURCES[task]
 
 
-def input_columns(source_terms: dict[str, int], target_terms: dict[str, int]) -> list[int]:
-    """For each input of the source layout (observation terms in order, with widths), its column in the target.
+def input_columns(
+    source_terms: dict[str, int], target_terms: dict[str, int], dropped: Collection[str] = ()
+) -> list[int | None]:
+    """For each input of the source layout (observation terms in order, with widths), its column in the target;
+    ``None`` for the inputs of a term in ``dropped`` the target does not have (the embedded network then reads it
+    as zero: with a normaliser, as its mean).
 
     Raises:
-        UsageError: If a source term is not in the target, or has another width there.
+        UsageError: If a source term is not in the target (and not in ``dropped``), or has another width there.
     """
     starts, column = {}, 0
     for name, width in target_terms.items():
         starts[name] = column
         column += width
-    columns = []
+    columns: list[int | None] = []
     for name, width in source_terms.items():
+        if name in dropped and name not in target_terms:
+            columns.extend([None] * width)
+            continue
         if name not in target_terms or target_terms[name] != width:
             raise UsageError(
                 f"--warm_start: the checkpoint's observation term '{name}' ({width} inputs) is not an input of the "
@@ -76,8 +84,9 @@ def _linear_layers(state_dict: dict[str, torch.Tensor]) -> list[int]:
 def embed(source: dict[str, torch.Tensor], target: dict[str, torch.Tensor], columns: list[int]) -> dict:
     """``target`` (a freshly initialised state dict) with the ``source`` network embedded (see the module).
 
-    ``columns[i]`` is the target input that source input ``i`` is. Tensors other than the MLP's: copied when the
-    shapes agree; a per-input tensor (an observation normaliser's mean, variance) copied at ``columns``.
+    ``columns[i]`` is the target input that source input ``i`` is (``None``: the target has no such input, and its
+    weights are left out). Tensors other than the MLP's: copied when the shapes agree; a per-input tensor (an
+    observation normaliser's mean, variance) copied at ``columns``.
 
     Raises:
         UsageError: If the networks differ in depth or a source layer is wider than the target's.
@@ -88,11 +97,14 @@ def embed(source: dict[str, torch.Tensor], target: dict[str, torch.Tensor], colu
             f"--warm_start: the checkpoint's network has {len(layers_s)} layers, the task's {len(layers_t)}"
         )
     result = {key: value.clone() for key, value in target.items()}
-    index = torch.tensor(columns, dtype=torch.long)
+    kept = [i for i, column in enumerate(columns) if column is not None]
+    source_index = torch.tensor(kept, dtype=torch.long)
+    index = torch.tensor([columns[i] for i in kept], dtype=torch.long)
     for position, layer in enumerate(layers_s):
         w_s, b_s = source[f"mlp.{layer}.weight"], source[f"mlp.{layer}.bias"]
         w_t = result[f"mlp.{layer}.weight"]
         rows, inputs = w_s.shape
+        inputs = len(kept) if position == 0 else inputs  # the inputs it keeps
         last = position == len(layers_s) - 1
         if rows > w_t.shape[0] or inputs > w_t.shape[1] or (last and rows != w_t.shape[0]):
             raise UsageError(
@@ -102,7 +114,7 @@ def embed(source: dict[str, torch.Tensor], target: dict[str, torch.Tensor], colu
         # the embedded units read the source's inputs only: zero weight from new inputs and from extra units below
         w_t[:rows] = 0.0
         if position == 0:
-            w_t[:rows, index] = w_s
+            w_t[:rows, index] = w_s[:, source_index]
         else:
             w_t[:rows, :inputs] = w_s
         result[f"mlp.{layer}.bias"][:rows] = b_s
@@ -114,7 +126,7 @@ def embed(source: dict[str, torch.Tensor], target: dict[str, torch.Tensor], colu
         if value.shape == result[key].shape:
             result[key] = value.clone()
         elif value.shape[-1] == len(columns):
-            result[key][..., index] = value
+            result[key][..., index] = value[..., source_index]
         else:
             raise UsageError(
                 f"--warm_start: '{key}' is {tuple(value.shape)} in the checkpoint, "
@@ -123,25 +135,27 @@ def embed(source: dict[str, torch.Tensor], target: dict[str, torch.Tensor], colu
     return result
 
 
-def warm_state(checkpoint: dict, fresh: dict, columns: list[int]) -> dict:
+def warm_state(checkpoint: dict, fresh: dict, columns: dict[str, list[int | None]]) -> dict:
     """The actor and critic state dicts for ``alg.load``: ``fresh`` (``alg.save()`` of the new run) with the
-    checkpoint's networks embedded."""
+    checkpoint's networks embedded, each at its own ``columns`` (``{"actor": ..., "critic": ...}``)."""
     return {
-        f"{net}_state_dict": embed(checkpoint[f"{net}_state_dict"], fresh[f"{net}_state_dict"], columns)
+        f"{net}_state_dict": embed(checkpoint[f"{net}_state_dict"], fresh[f"{net}_state_dict"], columns[net])
         for net in ("actor", "critic")
     }
 
 
 def layouts(task: str) -> dict[str, dict[str, int]]:
-    """The policy observation layout (term -> width, in order) of ``task`` and of its warm-start source."""
+    """The policy observation layout (term -> width, in order) of ``task`` and of its warm-start source, if it has
+    one."""
     # Isaac Lab and the task configs: heavy, and only a warm start needs them
     from isaaclab_tasks.utils.parse_cfg import load_cfg_from_registry
 
     from .. import tasks  # noqa: F401  (registers the tasks)
 
+    names = [source_task(task), task] if task in SOURCES else [task]
     return {
         name: config_observation_term_widths(load_cfg_from_registry(name, "env_cfg_entry_point"))["policy"]
-        for name in (source_task(task), task)
+        for name in names
     }
 
 
@@ -160,16 +174,36 @@ def source_layout(checkpoint: dict, path: Path, task: str) -> tuple[str, dict[st
     raise UsageError(f"--warm_start {path}: its actor reads {width} inputs; accepted are checkpoints of {accepted}")
 
 
-def apply(runner, checkpoint: dict, path: Path, source: tuple[str, dict[str, int]], target_layout: dict[str, int]):
+def apply(
+    runner, checkpoint: dict, path: Path, source: tuple[str, dict[str, int]], target: dict[str, dict], task: str
+) -> dict:
     """Load the checkpoint's networks into ``runner``'s, embedded; returns the record for :data:`RECORD_FILE`.
-    ``source`` is the checkpoint's task and observation layout (:func:`source_layout`)."""
+    ``source`` is the checkpoint's task and observation layout (:func:`source_layout`, what its actor and critic
+    read); ``target`` the layout each of the run's networks reads (``{"actor": ..., "critic": ...}``). A checkpoint
+    of the run's own ``task`` may lack terms the run adds and have terms the run takes out (``presets=no_lin_vel``):
+    those are left out; from another task every input must carry over.
+
+    Raises:
+        UsageError: If the checkpoint's critic reads another layout than its actor (a privileged critic).
+    """
     name, layout = source
-    columns = input_columns(layout, target_layout)
+    critic_width = checkpoint["critic_state_dict"]["mlp.0.weight"].shape[1]
+    if critic_width != sum(layout.values()):
+        raise UsageError(
+            f"--warm_start {path}: its critic reads {critic_width} inputs, its actor {sum(layout.values())}: only a "
+            "checkpoint whose critic reads the actor's observation can be embedded"
+        )
+    same_task = name == task
+    columns = {
+        net: input_columns(layout, target[net], dropped=layout if same_task else ()) for net in ("actor", "critic")
+    }
     runner.alg.load(warm_state(checkpoint, runner.alg.save(), columns), {"actor": True, "critic": True}, True)
+    actor = columns["actor"]
     return {
         **_record(checkpoint, path, name, EMBED),
-        "inputs_from_source": len(columns),
-        "inputs_new": sum(target_layout.values()) - len(columns),
+        "inputs_from_source": sum(c is not None for c in actor),
+        "inputs_new": sum(target["actor"].values()) - sum(c is not None for c in actor),
+        "inputs_dropped": [term for term in layout if term not in target["actor"]],
     }
 
 
@@ -211,7 +245,8 @@ def accepted_checkpoints(task: str, learner: Learner) -> str:
         accepted.append(f"a PPO checkpoint of {SOURCES[task]} (default: its shipped policy)")
     if TRAINING_TASKS[task].teacher is not None:
         accepted.append(f"a distillation checkpoint of {task}")
-    return " or ".join(accepted) or "none"
+    accepted.append(f"a PPO checkpoint of {task} (its observation terms embedded by name)")
+    return " or ".join(accepted)
 
 
 def prepare(value: str, task: str, learner: Learner, env_cfg, agent_cfg, action_width: int) -> WarmStart:
@@ -286,6 +321,18 @@ def check_fits(state: dict, model_cfg, obs_groups: dict, role: str, widths, num_
         )
 
 
+def network_layouts(term_widths: dict[str, dict[str, int]], obs_groups: dict) -> dict[str, dict[str, int]]:
+    """The observation layout (term -> width, in order) the actor and the critic read: their groups' terms
+    concatenated (:func:`~.preflight.config_observation_term_widths` gives each group's)."""
+    layouts = {}
+    for role in ("actor", "critic"):
+        layout = {}
+        for group in _groups(obs_groups, role, term_widths):
+            layout.update(term_widths[group])
+        layouts[role] = layout
+    return layouts
+
+
 def _groups(obs_groups: dict, role: str, widths: dict) -> list[str]:
     """The observation groups ``role`` reads, by RSL-RL's rule where ``obs_groups`` leaves it out: the group of the
     role's name, else ``policy``."""
@@ -294,12 +341,13 @@ def _groups(obs_groups: dict, role: str, widths: dict) -> list[str]:
     return [role] if role in widths else ["policy"]
 
 
-def apply_warm_start(runner, warm: WarmStart, target_layout: dict[str, int]) -> dict:
-    """Load what :func:`prepare` checked into ``runner``'s learner (a new run: its optimiser and iteration stay
-    fresh), then the actor's noise std of ``agent.warm_start_noise_std`` when the run's agent has one set; returns
-    the record for :data:`RECORD_FILE`."""
+def apply_warm_start(runner, warm: WarmStart, target: dict[str, dict[str, int]], task: str) -> dict:
+    """Load what :func:`prepare` checked into ``runner``'s learner (a new run of ``task``: its optimiser and iteration
+    stay fresh), then the actor's noise std of ``agent.warm_start_noise_std`` when the run's agent has one set;
+    returns the record for :data:`RECORD_FILE`. ``target``: the observation layout each network reads
+    (:func:`network_layouts`)."""
     if warm.kind == EMBED:
-        record = apply(runner, warm.checkpoint, warm.path, (warm.source_task, warm.layout), target_layout)
+        record = apply(runner, warm.checkpoint, warm.path, (warm.source_task, warm.layout), target, task)
     elif warm.kind == TEACHER:
         # RSL-RL's own load: the checkpoint's actor becomes the teacher (no student, optimiser or iteration)
         runner.alg.load(warm.checkpoint, {"teacher": True, "iteration": False}, True)

@@ -31,15 +31,20 @@ def config_observation_term_widths(env_cfg) -> dict[str, dict[str, int | None]]:
     :data:`~go2_locomotion.robot.observations.OBSERVATION_TERMS`), and for a term of one value per ray the number of
     rays Isaac Lab's own pattern function casts for its sensor's pattern.
 
-    A term whose function the deploy side does not know gets ``None``; ``tests/sim/test_tasks_sim.py`` compares
+    A term still an unresolved preset counts as its ``default``. A term whose function the deploy side does not know
+    gets ``None``; ``tests/sim/test_tasks_sim.py`` compares
     these widths with the ones the live observation manager reports.
     """
-    from ...export.manifest import observation_format_name  # Isaac Lab task configs: heavy
+    from isaaclab_tasks.utils import PresetCfg  # Isaac Lab task configs: heavy
+
+    from ...export.manifest import observation_format_name
 
     widths: dict[str, dict[str, int | None]] = {}
     for group_name, group in observation_groups(env_cfg).items():
         terms: dict[str, int | None] = {}
         for term_name, term in vars(group).items():
+            if isinstance(term, PresetCfg):  # a term a preset may take out (presets=no_lin_vel): its default
+                term = term.default
             func = getattr(term, "func", None)
             if func is None:
                 continue
