@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 import onnx
+import torch
 import yaml
 from isaaclab.actuators import ActuatorBase
 from isaaclab.utils.string import resolve_matching_names_values
@@ -32,8 +33,10 @@ from ..robot.bundle import (
 from ..robot.observations import OBSERVATION_TERMS, SCANNER, ObservationTerm
 from ..tasks import mdp
 from ..tasks.mdp.history import history_frames
+from ..tasks.mdp.symmetry import Go2Mirror, mirror_of
 from ..tasks.mdp.terms import term_is
 from ..versions import package_versions
+from .symmetrised import Symmetrised
 
 ONNX_OPSET = 18
 """Opset RSL-RL 5.5's exporter writes."""
@@ -492,16 +495,35 @@ def write_manifest(manifest: dict[str, Any], export_dir: Path) -> Path:
     return path
 
 
-def export_policy(runner, export_dir: Path) -> tuple[Path, Path]:
-    """Write ``policy.pt`` and ``policy.onnx`` (normaliser included) with RSL-RL's exporters.
+def export_policy(runner, export_dir: Path, mirror: Go2Mirror | None = None) -> tuple[Path, Path]:
+    """Write ``policy.pt`` and ``policy.onnx`` (normaliser included) with RSL-RL's exporters; with ``mirror`` (the
+    environment's left-right mirror) the policy averaged with its mirror image (:mod:`.symmetrised`), exported by
+    the same calls RSL-RL's runner makes.
 
     torch's ONNX exporter may put the weights in a side file (``policy.onnx.data``); they are folded back into
     ``policy.onnx`` so the policy is one self-contained file. Neither file names the exporting machine's paths
     (ONNX stack traces and TorchScript debug records are dropped).
     """
-    runner.export_policy_to_jit(path=str(export_dir), filename="policy.pt")
     onnx_path = export_dir / POLICY_FILE
-    runner.export_policy_to_onnx(path=str(export_dir), filename=onnx_path.name)
+    if mirror is None:
+        runner.export_policy_to_jit(path=str(export_dir), filename="policy.pt")
+        runner.export_policy_to_onnx(path=str(export_dir), filename=onnx_path.name)
+    else:
+        policy = runner.alg.get_policy()
+        observation = mirror.groups[POLICY_GROUP]
+        torch.jit.script(Symmetrised(policy.as_jit(), observation, mirror.actions).to("cpu")).save(
+            str(export_dir / "policy.pt")
+        )
+        module = Symmetrised(policy.as_onnx(verbose=False), observation, mirror.actions).to("cpu").eval()
+        torch.onnx.export(
+            module,
+            module.get_dummy_inputs(),
+            str(onnx_path),
+            export_params=True,
+            opset_version=18,
+            input_names=module.input_names,
+            output_names=module.output_names,
+        )
     side_files = [p for p in export_dir.iterdir() if p.name.startswith(f"{onnx_path.name}.")]
     model = onnx.load(str(onnx_path))
     for node in model.graph.node:  # the exporter's Python stack traces name this machine's source paths
@@ -533,14 +555,24 @@ def _drop_torchscript_debug_info(path: Path) -> None:
 
 
 def export_bundle(
-    env, runner, agent_cfg, export_dir: Path, *, task: str, checkpoint: str | None, training_cfg=None
+    env,
+    runner,
+    agent_cfg,
+    export_dir: Path,
+    *,
+    task: str,
+    checkpoint: str | None,
+    training_cfg=None,
+    symmetrise: bool = False,
 ) -> dict[str, Path]:
     """Export ``policy.pt``, ``policy.onnx`` and ``deploy.yaml`` into ``export_dir``; returns their paths.
-    ``training_cfg``: the task's training config, recorded as the manifest's ``training`` entry."""
+    ``training_cfg``: the task's training config, recorded as the manifest's ``training`` entry; ``symmetrise``:
+    export the policy averaged with its left-right mirror image (:mod:`.symmetrised`; ``policy.symmetrised``)."""
     export_dir = Path(export_dir)
     export_dir.mkdir(parents=True, exist_ok=True)
-    jit_path, onnx_path = export_policy(runner, export_dir)
+    jit_path, onnx_path = export_policy(runner, export_dir, mirror_of(env) if symmetrise else None)
     manifest = build_manifest(
         env, runner, agent_cfg, onnx_path=onnx_path, task=task, checkpoint=checkpoint, training_cfg=training_cfg
     )
+    manifest["policy"]["symmetrised"] = symmetrise
     return {"policy.pt": jit_path, "policy.onnx": onnx_path, MANIFEST_FILE: write_manifest(manifest, export_dir)}

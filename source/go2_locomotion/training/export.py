@@ -22,6 +22,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     def extra(parser):
         parser.add_argument("--output", type=Path, default=None, help="Bundle folder (default: <run>/exported).")
+        parser.add_argument(
+            "--symmetrise",
+            action="store_true",
+            help="Export the policy averaged with its left-right mirror image (exactly symmetric: it does not drift "
+            "when told to walk straight, and may step shorter; docs/robot_model.md).",
+        )
 
     return make_parser("Export a Go2 checkpoint to a deploy bundle (ONNX + deploy.yaml).", add_common_play_args, extra)
 
@@ -38,5 +44,5 @@ def _export(argv: list[str] | None) -> int:
     if args.num_envs is None:
         args.num_envs = 1  # the manifest needs a live robot, not a crowd
     with loaded_policy(args, overrides, video=False) as session:
-        export_all(session, args.output or session.work_dir / "exported")
+        export_all(session, args.output or session.work_dir / "exported", symmetrise=args.symmetrise)
     return 0

@@ -158,7 +158,7 @@ def check_launch_args(args: argparse.Namespace, env_cfg) -> None:
         raise UsageError(f"--num_envs must be a positive integer, got {args.num_envs}")
 
 
-def export_all(session: PolicySession, export_dir: Path) -> dict[str, Path]:
+def export_all(session: PolicySession, export_dir: Path, symmetrise: bool = False) -> dict[str, Path]:
     """Write the deploy bundle (``policy.pt``, ``policy.onnx``, ``deploy.yaml``) of ``session`` into ``export_dir``.
 
     Raises:
@@ -176,6 +176,7 @@ def export_all(session: PolicySession, export_dir: Path) -> dict[str, Path]:
             task=session.task,
             checkpoint=session.checkpoint.name,
             training_cfg=training_cfg,
+            symmetrise=symmetrise,
         )
     except ExportError as error:
         raise UsageError(f"cannot write the deploy manifest: {error}") from None
