@@ -166,7 +166,9 @@ def export_all(session: PolicySession, export_dir: Path, symmetrise: bool = Fals
     """
     from go2_locomotion.export.manifest import ExportError, export_bundle
 
-    training_cfg, _ = resolve_configs(session.task, None, play_mode=False, overrides=list(session.overrides))
+    # the environment's training config: the agent's overrides have no config to land in here
+    env_overrides = [o for o in session.overrides if not o.lstrip("+~").startswith("agent.")]
+    training_cfg, _ = resolve_configs(session.task, None, play_mode=False, overrides=env_overrides)
     try:
         files = export_bundle(
             session.env.unwrapped,
