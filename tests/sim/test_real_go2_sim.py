@@ -31,14 +31,15 @@ def test_real_go2_robot_on_each_engine(physics):
         # the payload: -1 to +7 kg on the 6.92 kg trunk
         trunk = data.body_mass.torch[:, 0] - 6.921
         assert trunk.min() >= -1.0 - 1e-3 and trunk.max() <= 7.0 + 1e-3 and trunk.max() - trunk.min() > 4.0
-        # targets late: two policy steps (4 physics steps each) of actions a then b; a robot whose delay is 4
-        # physics steps still holds a after the second, every other robot holds b
+        # targets late (0-8 physics steps, 0-40 ms): three policy steps (4 physics steps each) of actions a, a, b;
+        # a robot whose delay is 4 physics steps or more still holds a after the third, every other robot holds b
         term = unwrapped.action_manager.get_term("joint_pos")
         lags = term.delay.time_lags.clone()
-        assert set(lags.tolist()) <= set(range(5)) and len(set(lags.tolist())) >= 3
+        assert set(lags.tolist()) <= set(range(9)) and len(set(lags.tolist())) >= 3
         a, b = torch.full((NUM_ENVS, 12), 0.4), torch.full((NUM_ENVS, 12), -0.4)
+        env.step(a)
         env.step(a)
         env.step(b)
         held = (data.joint_pos_target.torch - data.default_joint_pos.torch) / 0.25
-        expected = torch.where(lags[:, None] == 4, 0.4, -0.4).expand(-1, 12)
+        expected = torch.where(lags[:, None] >= 4, 0.4, -0.4).expand(-1, 12)
         assert torch.allclose(held, expected, atol=1e-5)
