@@ -520,7 +520,7 @@ def export_policy(runner, export_dir: Path, mirror: Go2Mirror | None = None) -> 
             module.get_dummy_inputs(),
             str(onnx_path),
             export_params=True,
-            opset_version=18,
+            opset_version=ONNX_OPSET,
             input_names=module.input_names,
             output_names=module.output_names,
         )
