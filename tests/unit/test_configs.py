@@ -376,6 +376,8 @@ def test_real_go2_preset_trains_on_the_real_robot_and_plays_the_nominal_one(task
     assert default.actions.joint_pos.max_delay == 0 and default.events.actuator_gains is None
     assert default.events.add_base_mass.params["mass_distribution_params"] == (0.8, 1.25)
     assert default.commands.base_velocity.rel_straight_envs == 0.0 and default.rewards.track_yaw_rate_cycle is None
+    assert trained.rewards.track_lin_vel_cycle.params["period"] == cycle["period"]
+    assert default.rewards.track_lin_vel_cycle is None
 
 
 def test_bundle_records_what_training_randomised():

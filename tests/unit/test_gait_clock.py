@@ -131,9 +131,13 @@ def test_standing_rewards_by_hand():
     assert gait.standing_joint_deviation_l1(env, asset_cfg=JOINTS, **stand).item() == 0.0
 
 
-def _yaw_env(num_envs: int, command_yaw: float):
-    robot = SimpleNamespace(data=SimpleNamespace(root_ang_vel_b=SimpleNamespace(torch=torch.zeros(num_envs, 3))))
-    commands = torch.tensor([[0.5, 0.0, command_yaw]] * num_envs)
+def _yaw_env(num_envs: int, command_yaw: float, command_x: float = 0.5):
+    data = SimpleNamespace(
+        root_ang_vel_b=SimpleNamespace(torch=torch.zeros(num_envs, 3)),
+        root_lin_vel_b=SimpleNamespace(torch=torch.zeros(num_envs, 3)),
+    )
+    robot = SimpleNamespace(data=data)
+    commands = torch.tensor([[command_x, 0.0, command_yaw]] * num_envs)
     return SimpleNamespace(
         num_envs=num_envs,
         device="cpu",
@@ -168,3 +172,23 @@ def test_cycle_yaw_term_charges_the_drift_and_not_the_trot_sway():
     # robot 1 keeps its cycle: the sways of steps 35-59 sum to 0; step 35's slot now holds the error -0.1
     mean = (-0.3 * math.sin(2 * math.pi * 2 * 35 / 25) - 0.1) / 25
     assert reward[1].item() == pytest.approx(math.exp(-(mean**2) / 0.05**2), abs=1e-5)
+
+
+def test_cycle_speed_term_charges_walking_slow_and_not_the_trot_surge():
+    params = {"command_name": "base_velocity", "period": GAIT_PERIOD, "std": 0.1}
+    env = _yaw_env(3, command_yaw=0.0, command_x=1.0)
+    term = gait.cycle_lin_vel_xy_exp(SimpleNamespace(params=params), env)
+    # robot 0 surges +-0.2 m/s ahead and sways +-0.1 m/s sideways around 0.9 m/s (10 % slow); robot 1 does the same
+    # around 1.0 m/s; robot 2 walks a steady 1.0 m/s ahead with a steady 0.05 m/s sideways slip
+    for step in range(75):
+        env.common_step_counter = step + 1
+        surge = 0.2 * math.sin(2 * math.pi * 2 * step / 25)
+        sway = 0.1 * math.sin(2 * math.pi * step / 25)
+        velocity = env.scene.robot.data.root_lin_vel_b.torch
+        velocity[:, 0] = torch.tensor([0.9 + surge, 1.0 + surge, 1.0])
+        velocity[:, 1] = torch.tensor([sway, sway, 0.05])
+        reward = term(env, **params)
+        if step == 0:  # one sample: the mean is the instantaneous error
+            torch.testing.assert_close(reward, torch.exp(-torch.tensor([0.01, 0.0, 0.0025]) / 0.01))
+    # over whole cycles: exp(-(0.1 / 0.1)^2) for 10 % slow, 1 for the surge alone, exp(-(0.05 / 0.1)^2) for the slip
+    torch.testing.assert_close(reward, torch.tensor([math.exp(-1.0), 1.0, math.exp(-0.25)]), atol=1e-5, rtol=0)

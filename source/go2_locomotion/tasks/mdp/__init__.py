@@ -41,7 +41,14 @@ from isaaclab.envs.mdp import (
 from isaaclab_tasks.core.velocity.mdp import feet_air_time, terrain_levels_vel
 
 from .delayed_action import DelayedJointPositionAction, DelayedJointPositionActionCfg
-from .gait import cycle_yaw_rate_exp, feet_down_standing, gait_phase, standing_joint_deviation_l1, trot_swing
+from .gait import (
+    cycle_lin_vel_xy_exp,
+    cycle_yaw_rate_exp,
+    feet_down_standing,
+    gait_phase,
+    standing_joint_deviation_l1,
+    trot_swing,
+)
 from .privileged import body_mass_offset, feet_contact_force
 from .solver_capacity import warn_on_solver_overflow
 from .steering import SteerableVelocityCommand, SteerableVelocityCommandCfg
@@ -59,6 +66,7 @@ __all__ = [
     "body_mass_offset",
     "base_height_l2",
     "base_lin_vel",
+    "cycle_lin_vel_xy_exp",
     "cycle_yaw_rate_exp",
     "feet_air_time",
     "feet_contact_force",

@@ -14,7 +14,7 @@ import math
 from typing import TYPE_CHECKING
 
 import torch
-from isaaclab.envs.mdp import base_ang_vel, generated_commands, joint_deviation_l1
+from isaaclab.envs.mdp import base_ang_vel, base_lin_vel, generated_commands, joint_deviation_l1
 from isaaclab.managers import ManagerTermBase, SceneEntityCfg
 
 if TYPE_CHECKING:
@@ -93,20 +93,26 @@ def standing_joint_deviation_l1(
     return joint_deviation_l1(env, asset_cfg) * told_to_stand(env, command_name, command_threshold).float()
 
 
-class cycle_yaw_rate_exp(ManagerTermBase):
-    """``[N]`` exp(-e^2 / std^2), e the yaw-rate error (trunk yaw rate - commanded) averaged over the last gait cycle
-    [rad/s]: the heading each cycle gains or loses.
+class _CycleMeanErrorExp(ManagerTermBase):
+    """``[N]`` exp(-|e|^2 / std^2), e a tracking error averaged over the last gait cycle: what a robot gains or loses
+    per cycle. A trot sways the trunk's velocities every half cycle; a reward on the instantaneous error charges that
+    sway and can hardly tell a small steady bias from it, while over one whole cycle the sway cancels and the bias
+    remains. The mean covers the steps since the episode began while fewer than one cycle have passed (each robot's
+    last cycle of errors is kept; a reset forgets it). Subclasses say which error (:meth:`error`, :attr:`width`)."""
 
-    A trot sways the trunk's yaw rate by about +-0.3 rad/s every half cycle; a reward on the instantaneous error
-    charges that sway and can hardly tell a drift of 0.03 rad/s from it. Over one whole cycle the sway cancels and
-    what remains is the drift a robot told to walk straight turns by. The mean covers the steps since the episode
-    began while fewer than one cycle have passed (a class term: it keeps each robot's last cycle of errors)."""
+    width: int
+    """Components of the error."""
 
     def __init__(self, cfg, env: ManagerBasedRLEnv):
         super().__init__(cfg, env)
         steps = cycle_steps(cfg.params["period"], env.step_dt)
-        self._errors = torch.zeros(env.num_envs, steps, device=env.device)
-        self._count = torch.zeros(env.num_envs, dtype=torch.long, device=env.device)
+        self._errors = torch.zeros(env.num_envs, steps, self.width, device=env.device)
+        self._count = torch.zeros(env.num_envs, 1, dtype=torch.long, device=env.device)
+
+    @staticmethod
+    def error(env: ManagerBasedRLEnv, command_name: str) -> torch.Tensor:
+        """``[N, k]`` the instantaneous tracking error."""
+        raise NotImplementedError
 
     def reset(self, env_ids=None) -> None:
         """A new episode starts a new cycle."""
@@ -115,9 +121,33 @@ class cycle_yaw_rate_exp(ManagerTermBase):
         self._count[ids] = 0
 
     def __call__(self, env: ManagerBasedRLEnv, command_name: str, period: float, std: float) -> torch.Tensor:
-        error = base_ang_vel(env)[:, 2] - generated_commands(env, command_name)[:, 2]
         steps = self._errors.shape[1]
-        self._errors[:, env.common_step_counter % steps] = error
+        self._errors[:, env.common_step_counter % steps] = self.error(env, command_name)
         self._count.clamp_(max=steps - 1).add_(1)
         mean = self._errors.sum(dim=1) / self._count
-        return torch.exp(-mean.square() / std**2)
+        return torch.exp(-mean.square().sum(dim=1) / std**2)
+
+
+class cycle_yaw_rate_exp(_CycleMeanErrorExp):
+    """``[N]`` exp(-e^2 / std^2), e the yaw-rate error (trunk yaw rate - commanded) averaged over the last gait cycle
+    [rad/s]: the heading each cycle gains or loses. The trot's yaw sway (about +-0.3 rad/s every half cycle) cancels
+    over a cycle; a drift of 0.03 rad/s, which the instantaneous term can hardly tell from the sway, does not."""
+
+    width = 1
+
+    @staticmethod
+    def error(env: ManagerBasedRLEnv, command_name: str) -> torch.Tensor:
+        return (base_ang_vel(env)[:, 2] - generated_commands(env, command_name)[:, 2]).unsqueeze(1)
+
+
+class cycle_lin_vel_xy_exp(_CycleMeanErrorExp):
+    """``[N]`` exp(-|e|^2 / std^2), e the trunk's planar velocity error (trunk frame, measured - commanded) averaged
+    over the last gait cycle [m/s]: the speed each cycle gains or loses. The trot's forward surge and sideways sway
+    cancel over a cycle; a robot that walks 10 % slow, which the instantaneous term of width 0.5 m/s hardly charges
+    (exp(-0.04) at 1 m/s), does not."""
+
+    width = 2
+
+    @staticmethod
+    def error(env: ManagerBasedRLEnv, command_name: str) -> torch.Tensor:
+        return base_lin_vel(env)[:, :2] - generated_commands(env, command_name)[:, :2]
