@@ -274,7 +274,7 @@ def test_unknown_override_keys_are_named_with_the_closest_fields():
     assert unknown_override(roots, ["env.rewards.trot.params.new_key=1", "env.scene.height_scanner.x=1"]) is None
     assert unknown_override(roots, ["physics=physx", "env.rewards.trak_lin_vel_xy_exp.weight=2"]) == (
         "env.rewards.trak_lin_vel_xy_exp.weight: env.rewards (RewardsCfg) has no field 'trak_lin_vel_xy_exp'; "
-        "closest: env.rewards.track_lin_vel_xy_exp, env.rewards.track_ang_vel_z_exp, env.rewards.ang_vel_xy_l2"
+        "closest: env.rewards.track_lin_vel_xy_exp, env.rewards.track_lin_vel_cycle, env.rewards.track_ang_vel_z_exp"
     )
     assert unknown_override(roots, ["agent.algorithm.learnin_rate=1e-4"]).endswith(
         "has no field 'learnin_rate'; closest: agent.algorithm.learning_rate"
