@@ -131,7 +131,7 @@ def test_standing_rewards_by_hand():
     assert gait.standing_joint_deviation_l1(env, asset_cfg=JOINTS, **stand).item() == 0.0
 
 
-def _yaw_env(num_envs: int, command_yaw: float, command_x: float = 0.5):
+def _cycle_env(num_envs: int, command_yaw: float, command_x: float = 0.5):
     data = SimpleNamespace(
         root_ang_vel_b=SimpleNamespace(torch=torch.zeros(num_envs, 3)),
         root_lin_vel_b=SimpleNamespace(torch=torch.zeros(num_envs, 3)),
@@ -150,7 +150,7 @@ def _yaw_env(num_envs: int, command_yaw: float, command_x: float = 0.5):
 
 def test_cycle_yaw_term_charges_the_drift_and_not_the_trot_sway():
     params = {"command_name": "base_velocity", "period": GAIT_PERIOD, "std": 0.05}
-    env = _yaw_env(2, command_yaw=0.0)
+    env = _cycle_env(2, command_yaw=0.0)
     term = gait.cycle_yaw_rate_exp(SimpleNamespace(params=params), env)
     # robot 0 sways +-0.3 rad/s with the trot (two sways a cycle) around a 0.03 rad/s drift; robot 1 sways only
     for step in range(60):
@@ -176,7 +176,7 @@ def test_cycle_yaw_term_charges_the_drift_and_not_the_trot_sway():
 
 def test_cycle_speed_term_charges_walking_slow_and_not_the_trot_surge():
     params = {"command_name": "base_velocity", "period": GAIT_PERIOD, "std": 0.1}
-    env = _yaw_env(3, command_yaw=0.0, command_x=1.0)
+    env = _cycle_env(3, command_yaw=0.0, command_x=1.0)
     term = gait.cycle_lin_vel_xy_exp(SimpleNamespace(params=params), env)
     # robot 0 surges +-0.2 m/s ahead and sways +-0.1 m/s sideways around 0.9 m/s (10 % slow); robot 1 does the same
     # around 1.0 m/s; robot 2 walks a steady 1.0 m/s ahead with a steady 0.05 m/s sideways slip
