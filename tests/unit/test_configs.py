@@ -12,6 +12,7 @@ change of a weight or a gain passes and a change that breaks the MDP's promises 
 """
 
 import math
+from dataclasses import fields
 
 import gymnasium as gym
 import numpy as np
@@ -21,7 +22,7 @@ from isaaclab_tasks.utils import PresetCfg
 
 import go2_locomotion.tasks  # noqa: F401  (registers the tasks)
 from go2_locomotion.assets import go2_description, go2_usd
-from go2_locomotion.assets.go2 import REAL_GO2
+from go2_locomotion.assets.go2 import FIRST_GO2, REAL_GO2
 from go2_locomotion.export.manifest import OBSERVATION_FORMAT, observation_format_name, term_is
 from go2_locomotion.robot.bundle import OBSERVATION_INPUTS
 from go2_locomotion.robot.controller import ReferenceController, RobotState
@@ -50,7 +51,14 @@ PUSHES = {"push_by_setting_velocity", "apply_external_force_torque"}
 PENALTY_FUNCTIONS = {"is_terminated", "undesired_contacts", "joint_pos_limits", "joint_vel_limits"}
 """Penalty terms whose function name does not end in ``_l1`` / ``_l2``."""
 
-REWARD_FUNCTIONS = {"feet_air_time", "trot_swing", "feet_down_standing", "is_alive"}
+REWARD_FUNCTIONS = {
+    "feet_air_time",
+    "trot_swing",
+    "feet_down_standing",
+    "is_alive",
+    "cycle_yaw_rate_exp",
+    "cycle_lin_vel_xy_exp",
+}
 """Rewarded terms whose function name does not start with ``track_``."""
 
 FLAT_CHANGES = (
@@ -196,9 +204,12 @@ def _kind(function_name: str) -> str:
 
 @pytest.mark.parametrize("task", TASKS)
 def test_reward_weight_signs_match_their_kind(task):
-    for name, term in _terms(_env_cfg(task).rewards).items():
-        kind = _kind(term.func.__name__)
-        assert (term.weight < 0) if kind == "penalty" else (term.weight > 0), f"{name}: a {kind} with {term.weight}"
+    """Every term of every robot: each alternative of a preset counts."""
+    for name, term in vars(_env_cfg(task).rewards).items():
+        alternatives = [getattr(term, f.name) for f in fields(term)] if isinstance(term, PresetCfg) else [term]
+        for term in (t for t in alternatives if hasattr(t, "func")):
+            kind = _kind(term.func.__name__)
+            assert (term.weight < 0) if kind == "penalty" else (term.weight > 0), f"{name}: a {kind} with {term.weight}"
 
 
 @pytest.mark.parametrize("task", TRAINING_TASKS)
@@ -341,7 +352,7 @@ def _resolved(task: str, play_mode: bool = False, presets: str | None = None):
 def test_real_go2_preset_trains_on_the_real_robot_and_plays_the_nominal_one(task):
     """presets=real_go2: the actuator of assets/go2.py, 0-20 ms of target delay at 5 ms physics steps, a payload,
     gain and joint randomisation, straight commands and the small-bias yaw term; its play mode is the nominal robot.
-    Without the preset, the package's first Go2 (on which the shipped policies were trained)."""
+    presets=first_go2: the package's first Go2; without a robot preset, DEFAULT_ROBOT's."""
     from go2_locomotion.assets import go2
 
     trained, played = _resolved(task, presets=REAL_GO2), _resolved(task, play_mode=True, presets=REAL_GO2)
@@ -368,16 +379,21 @@ def test_real_go2_preset_trains_on_the_real_robot_and_plays_the_nominal_one(task
     friction = played.events.physics_material.params
     assert (friction["static_friction_range"], friction["dynamic_friction_range"]) == ((0.8, 0.8), (0.6, 0.6))
     assert played.scene.robot.actuators["legs"].armature == go2.ARMATURE  # the robot keeps its actuator
-    # the default: the first Go2, as the shipped policies were trained
-    default = _resolved(task)
-    legs = default.scene.robot.actuators["legs"]
+    # presets=first_go2: the package's first Go2, on which the shipped policies were trained
+    first = _resolved(task, presets=FIRST_GO2)
+    legs = first.scene.robot.actuators["legs"]
     assert legs.armature is None and legs.friction == 0.0 and legs.actuator_velocity_limit == 30.0
-    assert legs.saturation_effort == legs.actuator_effort_limit and default.sim.use_newton_actuators
-    assert default.actions.joint_pos.max_delay == 0 and default.events.actuator_gains is None
-    assert default.events.add_base_mass.params["mass_distribution_params"] == (0.8, 1.25)
-    assert default.commands.base_velocity.rel_straight_envs == 0.0 and default.rewards.track_yaw_rate_cycle is None
+    assert legs.saturation_effort == legs.actuator_effort_limit and first.sim.use_newton_actuators
+    assert first.actions.joint_pos.max_delay == 0 and first.events.actuator_gains is None
+    assert first.events.add_base_mass.params["mass_distribution_params"] == (0.8, 1.25)
+    assert first.commands.base_velocity.rel_straight_envs == 0.0 and first.rewards.track_yaw_rate_cycle is None
+    # no robot preset: DEFAULT_ROBOT's, in training and in play
+    named = {FIRST_GO2: (first, _resolved(task, play_mode=True, presets=FIRST_GO2)), REAL_GO2: (trained, played)}
+    default, default_played = named[go2.DEFAULT_ROBOT]
+    assert _resolved(task).to_dict() == default.to_dict()
+    assert _resolved(task, play_mode=True).to_dict() == default_played.to_dict()
     assert trained.rewards.track_lin_vel_cycle.params["period"] == cycle["period"]
-    assert default.rewards.track_lin_vel_cycle is None
+    assert first.rewards.track_lin_vel_cycle is None
 
 
 def test_bundle_records_what_training_randomised():
@@ -393,6 +409,6 @@ def test_bundle_records_what_training_randomised():
     assert events["push_robot"]["mode"] == "interval" and events["push_robot"]["interval_range_s"] == [10.0, 15.0]
     assert "asset_cfg" not in events["physics_material"]  # a selection, not a range
     # the first Go2's training: no delay, no gain or joint randomisation, the trunk mass scaled
-    default = training_conditions(_resolved("Go2-Flat"))
+    default = training_conditions(_resolved("Go2-Flat", presets=FIRST_GO2))
     assert default["action_delay_s"] == [0.0, 0.0] and "actuator_gains" not in default["events"]
     assert default["events"]["add_base_mass"]["mass_distribution_params"] == [0.8, 1.25]

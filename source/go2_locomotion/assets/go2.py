@@ -53,6 +53,23 @@ REAL_GO2 = "real_go2"
 curve, rotor inertia and joint friction, the targets' delay, and the randomisation a real robot needs
 (``tasks/velocity_env_cfg.py``). docs/robot_model.md lists every figure and its source."""
 
+FIRST_GO2 = "first_go2"
+"""The preset (``presets=first_go2``) of the package's first Go2: stall torque = peak torque, 30 rad/s at every
+joint, no rotor inertia, no joint friction, no delay, friction and trunk mass the only randomisation. The policies
+shipped before issue 55 were trained on it."""
+
+DEFAULT_ROBOT = FIRST_GO2
+"""The robot a task gets without a robot preset (:data:`FIRST_GO2` or :data:`REAL_GO2`): it moves to
+:data:`REAL_GO2` when the three policies trained on it ship (issue 55); either stays selectable by name."""
+
+
+def per_robot(*, first, real):
+    """A figure that differs between the two Go2 models, as an Isaac Lab preset: ``presets=first_go2`` selects
+    ``first``, ``presets=real_go2`` ``real``, no robot preset :data:`DEFAULT_ROBOT`'s."""
+    alternatives = {FIRST_GO2: first, REAL_GO2: real}
+    return preset(default=alternatives[DEFAULT_ROBOT], **alternatives)
+
+
 STIFFNESS = 25.0
 """PD position gain Kp [N m/rad]."""
 
@@ -138,20 +155,18 @@ GO2_CFG = ArticulationCfg(
     # (contact forces, poses, masses) index the same bodies on both backends.
     body_ordering=BODY_NAMES,
     actuators={
-        # The figures above with presets=real_go2 (REAL_GO2); the package's first Go2 otherwise, on which the
-        # shipped policies were trained: stall torque = peak torque, 30 rad/s at every joint, no rotor inertia, no
-        # joint friction. The default moves to REAL_GO2 when policies trained on it ship (issue 55).
+        # The figures above on the real Go2 (REAL_GO2), none on the package's first (FIRST_GO2)
         "legs": DCMotorCfg(
             joint_names_expr=[".*_hip_joint", ".*_thigh_joint", ".*_calf_joint"],
             actuator_effort_limit=EFFORT_LIMIT,
-            saturation_effort=preset(default=EFFORT_LIMIT, **{REAL_GO2: SATURATION_EFFORT}),
-            actuator_velocity_limit=preset(default=MOTOR_NO_LOAD_SPEED, **{REAL_GO2: VELOCITY_LIMIT}),
+            saturation_effort=per_robot(first=EFFORT_LIMIT, real=SATURATION_EFFORT),
+            actuator_velocity_limit=per_robot(first=MOTOR_NO_LOAD_SPEED, real=VELOCITY_LIMIT),
             stiffness=STIFFNESS,
             damping=DAMPING,
-            armature=preset(default=None, **{REAL_GO2: ARMATURE}),
-            friction=preset(default=0.0, **{REAL_GO2: JOINT_FRICTION}),
-            dynamic_friction=preset(default=None, **{REAL_GO2: JOINT_FRICTION}),
-            viscous_friction=preset(default=None, **{REAL_GO2: JOINT_VISCOUS_FRICTION}),
+            armature=per_robot(first=None, real=ARMATURE),
+            friction=per_robot(first=0.0, real=JOINT_FRICTION),
+            dynamic_friction=per_robot(first=None, real=JOINT_FRICTION),
+            viscous_friction=per_robot(first=None, real=JOINT_VISCOUS_FRICTION),
         ),
     },
 )

@@ -37,7 +37,15 @@ from isaaclab_physx.physics import PhysxCfg
 from isaaclab_physx.sim.spawners.materials import PhysxRigidBodyMaterialCfg
 from isaaclab_tasks.utils import PresetCfg, preset
 
-from ..assets.go2 import ACTION_DELAY_S, GO2_CFG, PAYLOAD_RANGE, REAL_GO2, STANDING_BASE_HEIGHT
+from ..assets.go2 import (
+    ACTION_DELAY_S,
+    DEFAULT_ROBOT,
+    GO2_CFG,
+    PAYLOAD_RANGE,
+    REAL_GO2,
+    STANDING_BASE_HEIGHT,
+    per_robot,
+)
 from ..assets.go2_description import FOOT_BODIES, TOTAL_MASS
 from ..compat import PATCH_LAUNCHER
 from . import mdp
@@ -259,15 +267,17 @@ def scale_joint_figures(func, **ranges) -> EventTerm:
 
 def real_go2_only(term):
     """``term`` with ``presets=real_go2`` (:data:`~go2_locomotion.assets.go2.REAL_GO2`), no term otherwise."""
-    return preset(default=None, **{REAL_GO2: term})
+    return per_robot(first=None, real=term)
 
 
 def _set_real_go2(owner, key: str, value) -> None:
-    """Set ``owner``'s field (or dict entry) ``key``: its :data:`~go2_locomotion.assets.go2.REAL_GO2` alternative while
-    it is a preset, else the field itself."""
+    """Set ``owner``'s field (or dict entry) ``key`` for the real Go2: while it is a preset its
+    :data:`~go2_locomotion.assets.go2.REAL_GO2` alternative (and its default when that is the real Go2), else the
+    field itself."""
     current = owner[key] if isinstance(owner, dict) else getattr(owner, key)
     if isinstance(current, PresetCfg):
-        setattr(current, REAL_GO2, value)
+        for name in (REAL_GO2, "default") if DEFAULT_ROBOT == REAL_GO2 else (REAL_GO2,):
+            setattr(current, name, value)
     elif isinstance(owner, dict):
         owner[key] = value
     else:
@@ -348,7 +358,7 @@ class CommandsCfg:
         resampling_time_range=(10.0, 10.0),
         rel_standing_envs=STANDING_SHARE,
         rel_heading_envs=1.0,
-        rel_straight_envs=preset(default=0.0, **{REAL_GO2: STRAIGHT_SHARE}),
+        rel_straight_envs=per_robot(first=0.0, real=STRAIGHT_SHARE),
         heading_command=True,
         heading_control_stiffness=0.5,
         # Arrows cost time on every step; play_mode turns them on.
@@ -372,7 +382,7 @@ class ActionsCfg:
         scale=0.25,
         use_default_offset=True,
         min_delay=round(ACTION_DELAY_S[0] / SIM_DT),
-        max_delay=preset(default=0, **{REAL_GO2: round(ACTION_DELAY_S[1] / SIM_DT)}),
+        max_delay=per_robot(first=0, real=round(ACTION_DELAY_S[1] / SIM_DT)),
     )
     """Action ``[N, 12]``: target = standing pose + 0.25 x action [rad]; with ``presets=real_go2`` reaching the motors
     0-8 physics steps (0-40 ms, :data:`~go2_locomotion.assets.go2.ACTION_DELAY_S`) late, drawn per robot at each
@@ -497,19 +507,19 @@ class EventsCfg:
         mode="startup",
         params={
             "asset_cfg": SceneEntityCfg("robot", body_names=".*"),
-            "static_friction_range": preset(default=(0.8, 0.8), **{REAL_GO2: (0.2, 1.25)}),
-            "dynamic_friction_range": preset(default=(0.6, 0.6), **{REAL_GO2: (0.2, 1.25)}),
+            "static_friction_range": per_robot(first=(0.8, 0.8), real=(0.2, 1.25)),
+            "dynamic_friction_range": per_robot(first=(0.6, 0.6), real=(0.2, 1.25)),
             "restitution_range": (0.0, 0.0),
             "num_buckets": 64,
-            "make_consistent": preset(default=False, **{REAL_GO2: True}),
+            "make_consistent": per_robot(first=False, real=True),
         },
     )
     """Robot friction, set once at start-up (the ground's is 1.0 and the two multiply): 0.8 static, 0.6 dynamic; with
     ``presets=real_go2`` both drawn from [0.2, 1.25], dynamic at most static: wet tiles to rubber on concrete,
     HIMLoco's Go2 range."""
 
-    add_base_mass = preset(
-        default=EventTerm(
+    add_base_mass = per_robot(
+        first=EventTerm(
             func=mdp.randomize_rigid_body_mass,
             mode="startup",
             params={
@@ -519,17 +529,15 @@ class EventsCfg:
                 "distribution": "log_uniform",
             },
         ),
-        **{
-            REAL_GO2: EventTerm(
-                func=mdp.randomize_rigid_body_mass,
-                mode="startup",
-                params={
-                    "asset_cfg": SceneEntityCfg("robot", body_names="base"),
-                    "mass_distribution_params": PAYLOAD_RANGE,
-                    "operation": "add",
-                },
-            )
-        },
+        real=EventTerm(
+            func=mdp.randomize_rigid_body_mass,
+            mode="startup",
+            params={
+                "asset_cfg": SceneEntityCfg("robot", body_names="base"),
+                "mass_distribution_params": PAYLOAD_RANGE,
+                "operation": "add",
+            },
+        ),
     )
     """Trunk mass scaled by a log-uniform factor in [0.8, 1.25]; with ``presets=real_go2`` a payload: -1 to +7 kg
     on the trunk (:data:`~go2_locomotion.assets.go2.PAYLOAD_RANGE`), its inertia scaled with it."""
@@ -600,8 +608,8 @@ class EventsCfg:
         interval_range_s=(10.0, 15.0),
         params={
             "velocity_range": {
-                "x": preset(default=(-0.5, 0.5), **{REAL_GO2: (-1.0, 1.0)}),
-                "y": preset(default=(-0.5, 0.5), **{REAL_GO2: (-1.0, 1.0)}),
+                "x": per_robot(first=(-0.5, 0.5), real=(-1.0, 1.0)),
+                "y": per_robot(first=(-0.5, 0.5), real=(-1.0, 1.0)),
             }
         },
     )
@@ -716,7 +724,7 @@ class Go2RoughEnvCfg(ManagerBasedRLEnvCfg):
         # then folds the whole decimation loop into one call and the action term is applied once per policy step,
         # so the targets' per-robot delay (ActionsCfg) could only be whole 20 ms policy steps. Measured cost:
         # docs/performance.md.
-        use_newton_actuators=preset(default=True, **{REAL_GO2: False}),
+        use_newton_actuators=per_robot(first=True, real=False),
     )
     scene: Go2SceneCfg = Go2SceneCfg(num_envs=GPU_NUM_ENVS, env_spacing=2.5)
     observations: ObservationsCfg = ObservationsCfg()
