@@ -39,6 +39,7 @@ setup(
         "viser>=1.0.16",
         "moviepy>=1.0.3,<2",
         "tqdm",  # progress of long evaluations on stderr
+        "scipy",  # the terrain evaluation's Wilson intervals (Isaac Lab requires it too; listed for the MuJoCo side)
     ],
     extras_require={
         # Only to rebuild the Go2 USD after changing its description (the package ships the asset of its own);

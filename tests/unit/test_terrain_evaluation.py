@@ -102,7 +102,35 @@ def test_outcomes_are_each_robots_first_event():
     assert cells[0]["xy_error"] is None  # robot 0 arrived at its first counted step, robot 1 had fallen
     summary = rec.report()["summary"]
     assert summary["success_rate"] == 0.5 and summary["fall_rate"] == 0.25
-    assert summary["largest_size"]["slopes_up"] == {"label": "slopes_up:10", "success_rate": 0.5}
+    assert summary["largest_size"]["slopes_up"] == {
+        "label": "slopes_up:10",
+        "success_rate": 0.5,
+        "success_interval": cells[1]["success_interval"],
+    }
+
+
+def _wilson(successes: int, robots: int, z: float = 1.959963985) -> tuple[float, float]:
+    """Wilson's score interval, written out: centre (p + z^2 / 2n) / (1 + z^2 / n), half-width
+    z / (1 + z^2 / n) * sqrt(p (1 - p) / n + z^2 / 4n^2)."""
+    p, n = successes / robots, robots
+    scale = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / scale
+    half = z / scale * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    return centre - half, centre + half
+
+
+def test_each_cell_success_has_its_95_percent_wilson_interval():
+    # 1 of 2 robots: centre 0.5, half-width 0.405 by the formula
+    rec = _recorder()
+    rec.record(distance=np.array([5.0, 0.0, 0.0, 0.0]), lin_vel_b=np.zeros((4, 3)), fell=np.zeros(4))
+    cells = rec.report()["terrain"]
+    assert cells[0]["success_interval"] == pytest.approx([0.0945, 0.9055], abs=1e-4)
+    assert cells[1]["success_interval"] == pytest.approx([0.0, _wilson(0, 2)[1]], abs=1e-9)
+    # 54 of 64 (0.84) reaches 0.74-0.91; 64 of 64 cannot show more than 0.943
+    assert terrain.success_interval(54, 64) == pytest.approx(_wilson(54, 64), abs=1e-9)
+    assert terrain.success_interval(54, 64) == pytest.approx([0.7357, 0.9129], abs=1e-4)
+    assert terrain.success_interval(64, 64) == pytest.approx([0.9434, 1.0], abs=1e-4)
+    assert terrain.success_interval(0, 0) is None
 
 
 def test_a_report_has_the_cells_with_units_and_compares(tmp_path):
@@ -121,4 +149,6 @@ def test_a_report_has_the_cells_with_units_and_compares(tmp_path):
     other = {**loaded, "simulator": "mujoco", "terrain": [{**cell, "success_rate": 0.0}]}
     text = terrain_report.compare(loaded, other)
     assert "stairs_up:0.05" in text and "-0.50" in text
-    assert "stairs_up" in terrain_report.table(loaded)
+    table = terrain_report.table(loaded)
+    assert "stairs_up" in table and "0.09-0.91" in table  # 1 of 2 robots
+    assert "0.09-0.91" in text

@@ -15,12 +15,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+from scipy.stats import binomtest
 
 FORWARD_SPEED = 1.0
 """The command every robot keeps [m/s, straight ahead]: the top of the task's forward range."""
 
 ROBOTS_PER_CELL = 8
 """Default robots per terrain cell: 26 default cells x 8 = 208 (a stairs20 policy's 32 cells: 256)."""
+
+CONFIDENCE = 0.95
+"""Level of each cell's success interval [-]: Wilson's score interval, which keeps its level near 0 and 1, where a
+cell of 64 robots often sits (a normal-approximation interval would collapse to a point there)."""
 
 DURATION_S = 20.0
 """Default evaluation time [s]: the task's episode, the time the curriculum gives a robot to walk out of a tile."""
@@ -80,7 +85,8 @@ class TerrainRecorder:
         self._error_steps[counting] += 1
 
     def report(self) -> dict:
-        """Per cell: success and fall rates (fractions of its robots), mean time to fall and to succeed [s], mean
+        """Per cell: success and fall rates (fractions of its robots; success with its :func:`success_interval`),
+        mean time to fall and to succeed [s], mean
         xy tracking error while walking [m/s]; and a per-terrain summary (success at each terrain's hardest
         size)."""
         cells = []
@@ -93,6 +99,7 @@ class TerrainRecorder:
                     **cell.describe(),
                     "robots": int(mine.sum()),
                     "success_rate": float(won.mean()),
+                    "success_interval": success_interval(int(won.sum()), int(mine.sum())),
                     "fall_rate": float(fell.mean()),
                     "time_to_fall_s": _mean(self.fell_at[mine][fell]),
                     "time_to_success_s": _mean(self.succeeded_at[mine][won]),
@@ -102,13 +109,22 @@ class TerrainRecorder:
         return {"terrain": cells, "summary": summarise(cells)}
 
 
+def success_interval(successes: int, robots: int) -> list[float] | None:
+    """The :data:`CONFIDENCE` Wilson score interval of a cell's success rate ``[low, high]``; ``None`` without
+    robots."""
+    if robots == 0:
+        return None
+    interval = binomtest(successes, robots).proportion_ci(confidence_level=CONFIDENCE, method="wilson")
+    return [float(interval.low), float(interval.high)]
+
+
 def summarise(cells: list[dict]) -> dict:
     """Mean success and fall rates over the cells, and per terrain (in the cells' order) the success at its largest
     evaluated size."""
     per_terrain = {}
     for name in dict.fromkeys(c["name"] for c in cells):
         top = max((c for c in cells if c["name"] == name), key=lambda c: c["difficulty"])
-        per_terrain[name] = {"label": top["label"], "success_rate": top["success_rate"]}
+        per_terrain[name] = {key: top.get(key) for key in ("label", "success_rate", "success_interval")}
     return {
         "success_rate": _mean(np.array([c["success_rate"] for c in cells])),
         "fall_rate": _mean(np.array([c["fall_rate"] for c in cells])),

@@ -16,6 +16,7 @@ UNITS = {
     "difficulty": "the size's place in the training range: 0 its low end, 1 its hardest, above 1 beyond",
     "success_rate": "fraction of the cell's robots that got half a tile (the curriculum's criterion) from the "
     "centre without falling",
+    "success_interval": "95 % Wilson score interval of success_rate [low, high]",
     "fall_rate": "fraction of the cell's robots that fell first",
     "time_to_fall_s": "s, mean over the robots that fell",
     "time_to_success_s": "s, mean over the robots that succeeded",
@@ -46,13 +47,24 @@ def size_text(cell: dict) -> str:
     return f"{cell['slope_deg']:.1f} deg" if "slope_deg" in cell else f"{cell['height_cm']:.1f} cm"
 
 
+def interval_text(cell: dict) -> str:
+    """``0.73-0.91``: the cell's success interval; a dash for a report written before intervals were recorded."""
+    interval = cell.get("success_interval")
+    return "–" if interval is None else f"{interval[0]:.2f}-{interval[1]:.2f}"
+
+
 def table(report: dict) -> str:
-    """Per cell: size, difficulty, success, falls, time to fall, tracking error; then the summary."""
-    lines = [f"{'terrain':14s} {'size':>9s} {'diff':>5s} | {'success':>7s} {'falls':>5s} {'t fall':>6s} {'xy err':>6s}"]
+    """Per cell: size, difficulty, robots, success with its 95 % interval, falls, time to fall, tracking error; then
+    the summary."""
+    lines = [
+        f"{'terrain':14s} {'size':>9s} {'diff':>5s} {'robots':>6s} | {'success':>7s} {'95 % int':>9s} {'falls':>5s} "
+        f"{'t fall':>6s} {'xy err':>6s}"
+    ]
     for c in report["terrain"]:
         lines.append(
-            f"{c['name']:14s} {size_text(c):>9s} {c['difficulty']:5.2f} | {fmt(c['success_rate'], 7)} "
-            f"{fmt(c['fall_rate'], 5)} {fmt(c['time_to_fall_s'])} {fmt(c['xy_error'])}"
+            f"{c['name']:14s} {size_text(c):>9s} {c['difficulty']:5.2f} {c['robots']:6d} | "
+            f"{fmt(c['success_rate'], 7)} {interval_text(c):>9s} {fmt(c['fall_rate'], 5)} {fmt(c['time_to_fall_s'])} "
+            f"{fmt(c['xy_error'])}"
         )
     s = report["summary"]
     lines.append(
@@ -62,7 +74,8 @@ def table(report: dict) -> str:
 
 
 def plot(report: dict, path: Path) -> None:
-    """Success (and falls, dashed) over the obstacle size, one panel per terrain (the summary's order)."""
+    """Success with its 95 % interval (shaded) and falls (dashed) over the obstacle size, one panel per terrain (the
+    summary's order)."""
     names = list(report["summary"]["largest_size"])
     with figure(path, dpi=80, nrows=1, ncols=max(len(names), 1), figsize=(3.6 * max(len(names), 1), 3.6)) as (
         fig,
@@ -73,6 +86,9 @@ def plot(report: dict, path: Path) -> None:
             cells = sorted((c for c in report["terrain"] if c["name"] == name), key=lambda c: c["difficulty"])
             sizes = [c.get("slope_deg", c.get("height_cm")) for c in cells]
             ax.plot(sizes, [c["success_rate"] for c in cells], "o-", label="success")
+            if all(c.get("success_interval") for c in cells):
+                low, high = zip(*(c["success_interval"] for c in cells), strict=True)
+                ax.fill_between(sizes, low, high, alpha=0.2, label="95 % interval")
             ax.plot(sizes, [c["fall_rate"] for c in cells], "x--", color="tab:red", label="falls")
             ax.set_ylim(-0.05, 1.05)
             ax.set_title(name)
@@ -90,7 +106,8 @@ def compare(a: dict, b: dict, labels: tuple[str, str] = ("A", "B")) -> str:
     by_label = {c["label"]: c for c in b["terrain"]}
     lines = [
         f"A = {labels[0]} ({a['simulator']}), B = {labels[1]} ({b['simulator']})",
-        f"{'cell':22s} {'success A':>9s} {'B':>5s} {'B-A':>6s} | {'falls A':>7s} {'B':>5s}",
+        f"{'cell':22s} {'success A':>9s} {'95 % int':>9s} {'B':>5s} {'95 % int':>9s} {'B-A':>6s} | "
+        f"{'falls A':>7s} {'B':>5s}",
     ]
     for ca in a["terrain"]:
         cb = by_label.get(ca["label"])
@@ -98,8 +115,9 @@ def compare(a: dict, b: dict, labels: tuple[str, str] = ("A", "B")) -> str:
             lines.append(f"{ca['label']:22s} only in A")
             continue
         lines.append(
-            f"{ca['label']:22s} {fmt(ca['success_rate'], 9)} {fmt(cb['success_rate'], 5)} "
-            f"{fmt(cb['success_rate'] - ca['success_rate'])} | {fmt(ca['fall_rate'], 7)} {fmt(cb['fall_rate'], 5)}"
+            f"{ca['label']:22s} {fmt(ca['success_rate'], 9)} {interval_text(ca):>9s} {fmt(cb['success_rate'], 5)} "
+            f"{interval_text(cb):>9s} {fmt(cb['success_rate'] - ca['success_rate'])} | {fmt(ca['fall_rate'], 7)} "
+            f"{fmt(cb['fall_rate'], 5)}"
         )
     for label in by_label.keys() - {c["label"] for c in a["terrain"]}:
         lines.append(f"{label:22s} only in B")
