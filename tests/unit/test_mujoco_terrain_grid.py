@@ -115,6 +115,16 @@ def test_sim2sim_terrain_grid_writes_the_terrain_report(standing, tmp_path, caps
     assert "stairs_up" in printed and "slopes_down" in printed and "summary: success 0.000, falls 0.000" in printed
 
 
+def test_the_terrain_grid_at_a_walking_pace(standing):
+    """``--terrain_speed 0.5``: the standing robots' error is the 0.5 m/s command; the report records the speed
+    and sits beside the 1 m/s one (evaluation_mujoco_terrain_0.5mps)."""
+    argv = ["--bundle", str(standing.directory), "--terrain", CELLS, "--robots_per_cell", "1", "--duration", "1.5"]
+    assert sim2sim.main([*argv, "--terrain_speed", "0.5"]) == 0
+    report = json.loads((standing.directory / "evaluation_mujoco_terrain_0.5mps" / "evaluation.json").read_text())
+    assert report["settings"]["command"] == [0.5, 0.0, 0.0]
+    assert all(c["xy_error"] == pytest.approx(0.5, abs=0.02) for c in report["terrain"])
+
+
 def test_pretrained_takes_the_task(capsys, monkeypatch):
     """A task whose policy is not shipped (here: Go2-Rough's taken out of the shipped list) is named."""
     monkeypatch.setattr(pretrained, "POLICIES", {"Go2-Flat": pretrained.POLICIES["Go2-Flat"]})

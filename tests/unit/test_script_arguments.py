@@ -36,6 +36,14 @@ CASES = [
         "--terrain stairs:0.1: terrain cell 'stairs:0.1': unknown terrain 'stairs'",
     ),
     (
+        ["evaluate.py", "--task", "Go2-Rough", "--device", "cpu", "--terrain", "default", "--terrain_speed", "1.5"],
+        "--terrain_speed must be in (0, 1] m/s (the task's forward range), got 1.5",
+    ),
+    (
+        ["evaluate.py", "--task", "Go2-Rough", "--device", "cpu", "--terrain_speed", "0.5"],
+        "--terrain_speed 0.5: only with --terrain (a terrain evaluation)",
+    ),
+    (
         ["evaluate.py", "--task", "Go2-Rough", "--device", "cpu", "--terrain", "default", "--grid", "a:1,0,0"],
         "--terrain and --grid exclude each other",
     ),
@@ -97,11 +105,19 @@ CASES = [
     ),
     (
         ["sim2sim.py", "--bundle", "pretrained", "--terrain", "default", "--video", "w.gif"],
-        "--video w.gif: a terrain grid commands 1 m/s straight ahead on every cell and renders nothing",
+        "--video w.gif: a terrain grid commands one speed straight ahead on every cell (--terrain_speed) and renders",
     ),
     (
         ["sim2sim.py", "--bundle", "pretrained", "--terrain", "default", "--commands", "go:1:1,0,0"],
-        "--commands go:1:1,0,0: a terrain grid commands 1 m/s straight ahead",
+        "--commands go:1:1,0,0: a terrain grid commands one speed straight ahead",
+    ),
+    (
+        ["sim2sim.py", "--bundle", "pretrained", "--terrain", "default", "--terrain_speed", "0"],
+        "--terrain_speed must be in (0, 1] m/s (the task's forward range), got 0",
+    ),
+    (
+        ["sim2sim.py", "--bundle", "pretrained", "--terrain", "boxes:0.05", "--terrain_speed", "0.5"],
+        "--terrain_speed 0.5: only with a terrain grid (--terrain default or two or more cells)",
     ),
     (["sim2sim.py", "--bundle", "pretrained", "--terrain", "default", "--settle", "20"], "--settle must be in [0, --"),
     (["sim2sim.py", "--bundle", "pretrained", "--duration", "5"], "--duration 5: only with --grid or a terrain grid"),

@@ -18,7 +18,26 @@ import numpy as np
 from scipy.stats import binomtest
 
 FORWARD_SPEED = 1.0
-"""The command every robot keeps [m/s, straight ahead]: the top of the task's forward range."""
+"""The command every robot keeps by default [m/s, straight ahead]: the top of the task's forward range."""
+
+WALKING_PACE = 0.5
+"""The pace a person walks a Go2 up a building's stairs [m/s]: the terrain grid's other speed (``--terrain_speed``)."""
+
+
+def check_speed(speed: float) -> float:
+    """``speed`` [m/s] if a terrain grid can command it: above 0 (a robot told less does not leave its tile) and at
+    most :data:`FORWARD_SPEED` (the top of the task's forward range: faster was never trained); else ``ValueError``
+    naming the accepted range."""
+    if not (0.0 < speed <= FORWARD_SPEED):
+        raise ValueError(f"must be in (0, {FORWARD_SPEED:g}] m/s (the task's forward range), got {speed:g}")
+    return float(speed)
+
+
+def speed_folder(folder: str, speed: float) -> str:
+    """A report folder name for a terrain grid at ``speed``: ``folder`` at :data:`FORWARD_SPEED`, else with the
+    speed appended (``evaluation_terrain_0.5mps``), so the two speeds' reports sit side by side."""
+    return folder if speed == FORWARD_SPEED else f"{folder}_{speed:g}mps"
+
 
 ROBOTS_PER_CELL = 8
 """Default robots per terrain cell: 26 default cells x 8 = 208 (a stairs20 policy's 32 cells: 256)."""

@@ -64,6 +64,14 @@ def main(argv: list[str] | None = None) -> int:
         f"(default: {terrain_grid.ROBOTS_PER_CELL}, as in scripts/evaluate.py --terrain).",
     )
     parser.add_argument(
+        "--terrain_speed",
+        type=float,
+        default=None,
+        help=f"With a terrain grid: the forward command [m/s] (default {terrain_eval.FORWARD_SPEED:g}, as in "
+        "scripts/evaluate.py --terrain_speed); the default report folder gets the speed appended when it is not the "
+        "default.",
+    )
+    parser.add_argument(
         "--substeps",
         type=int,
         default=None,
@@ -226,11 +234,12 @@ def bundle_cells(terrain: str, bundle: Path) -> list:
 
 def _check_grid_arguments(args) -> None:
     """The flags that only a grid (``--grid``, or a terrain grid) takes, and its defaults."""
-    if args.robots_per_cell is not None and not args.terrain_grid:
-        raise UsageError(
-            f"--robots_per_cell {args.robots_per_cell}: only with a terrain grid (--terrain default or two or more "
-            "cells); one cell runs the command script"
-        )
+    for flag, value in (("--robots_per_cell", args.robots_per_cell), ("--terrain_speed", args.terrain_speed)):
+        if value is not None and not args.terrain_grid:
+            raise UsageError(
+                f"{flag} {value:g}: only with a terrain grid (--terrain default or two or more cells); one cell runs "
+                "the command script"
+            )
     if not (args.terrain_grid or args.grid is not None):
         for flag, value in (("--duration", args.duration), ("--settle", args.settle)):
             if value is not None:
@@ -245,10 +254,16 @@ def _check_grid_arguments(args) -> None:
         for flag, value in (("--commands", args.commands), ("--video", args.video)):
             if value is not None:
                 raise UsageError(
-                    f"{flag} {value}: a terrain grid commands {terrain_eval.FORWARD_SPEED:g} m/s straight ahead on "
-                    "every cell and renders nothing; give one --terrain cell to run a command script"
+                    f"{flag} {value}: a terrain grid commands one speed straight ahead on every cell "
+                    "(--terrain_speed) and renders nothing; give one --terrain cell to run a command script"
                 )
         args.robots_per_cell = args.robots_per_cell or terrain_grid.ROBOTS_PER_CELL
+        try:
+            args.terrain_speed = terrain_eval.check_speed(
+                terrain_eval.FORWARD_SPEED if args.terrain_speed is None else args.terrain_speed
+            )
+        except ValueError as error:
+            raise UsageError(f"--terrain_speed {error}") from None
         defaults = (terrain_eval.DURATION_S, terrain_eval.SETTLE_S)
     else:
         defaults = (GRID_DURATION_S, GRID_SETTLE_S)
@@ -349,8 +364,10 @@ def _terrain_grid_main(args) -> int:
         substeps=args.substeps,
         geometries=geometries,
         progress=lambda line: print(line, flush=True),
+        speed=args.terrain_speed,
     )
-    json_path, png_path = terrain_report.write(report, args.output or args.work_dir / "evaluation_mujoco_terrain")
+    folder = terrain_eval.speed_folder("evaluation_mujoco_terrain", args.terrain_speed)
+    json_path, png_path = terrain_report.write(report, args.output or args.work_dir / folder)
     print(terrain_report.table(report))
     print(f"[go2] wrote {json_path} and {png_path}")
     return 0

@@ -26,7 +26,6 @@ ROBOTS_PER_CELL = terrain_eval.ROBOTS_PER_CELL
 """Default robots per cell in MuJoCo: as many as Isaac Lab's terrain evaluation puts on a cell, one per heading
 (:func:`headings`)."""
 
-COMMAND = (terrain_eval.FORWARD_SPEED, 0.0, 0.0)
 """What every robot is told: forward at the terrain evaluation's speed, in its heading frame."""
 
 
@@ -76,10 +75,11 @@ def run_cell(
     distance: float,
     threshold: float,
     substeps: int | None = None,
+    speed: float = terrain_eval.FORWARD_SPEED,
 ) -> terrain_eval.TerrainRecorder:
-    """Walk ``robots`` robots forward from the centre of ``geometry`` (``cell``'s tile); returns the cell's
-    recorder, ``distance`` [m] from the centre the success criterion, a trunk-ground force above ``threshold`` [N]
-    a fall."""
+    """Walk ``robots`` robots forward at ``speed`` [m/s] from the centre of ``geometry`` (``cell``'s tile); returns
+    the cell's recorder, ``distance`` [m] from the centre the success criterion, a trunk-ground force above
+    ``threshold`` [N] a fall."""
     plants = start_plants(bundle, geometry, robots, substeps)
     controllers = [ReferenceController(bundle) for _ in plants]
     policy_dt = float(bundle.field("timing.policy_dt"))
@@ -89,9 +89,9 @@ def run_cell(
         step_dt=policy_dt,
         settle_s=settle_s,
         success_distance=distance,
-        command=COMMAND,
+        command=(speed, 0.0, 0.0),
     )
-    command = np.asarray(COMMAND, dtype=np.float64)
+    command = np.asarray(recorder.command, dtype=np.float64)
     origin = geometry.origin[:2]
     away, lin_vel_b, fell = np.zeros(robots), np.zeros((robots, 3)), np.zeros(robots, dtype=bool)
     for _ in range(round(duration_s / policy_dt)):
@@ -119,6 +119,7 @@ def run_terrain(
     substeps: int | None = None,
     geometries: list[TerrainGeometry] | None = None,
     progress: Callable[[str], None] | None = None,
+    speed: float = terrain_eval.FORWARD_SPEED,
 ) -> dict:
     """Evaluate the bundle on terrain ``cells`` (:class:`~go2_locomotion.tasks.terrain_cells.TerrainCell`);
     returns the terrain report (``terrain_report.assemble``, ``simulator="mujoco"``).
@@ -127,6 +128,7 @@ def run_terrain(
         geometries: The cells' MuJoCo grounds, built beforehand (:func:`.terrain.build_cell`); ``None``: built
             here.
         progress: Called with one line per cell when it is done.
+        speed: The forward command [m/s].
 
     Raises:
         TerrainError: A cell MuJoCo cannot reproduce (only when ``geometries`` is ``None``).
@@ -146,6 +148,7 @@ def run_terrain(
             distance=distance,
             threshold=threshold,
             substeps=substeps,
+            speed=speed,
         )
         figures.append(recorder.report()["terrain"][0])
         if progress is not None:
@@ -156,7 +159,7 @@ def run_terrain(
             )
     settings = {
         "cells": [c.label() for c in cells],
-        "command": list(COMMAND),
+        "command": [speed, 0.0, 0.0],
         "success_distance_m": distance,
         "fall_force_n": threshold,
         "duration_s": duration_s,

@@ -89,6 +89,14 @@ def build_parser() -> argparse.ArgumentParser:
         )
         group.add_argument("--robots_per_cell", type=int, default=terrain_eval.ROBOTS_PER_CELL)
         group.add_argument(
+            "--terrain_speed",
+            type=float,
+            default=None,
+            help=f"With --terrain: the forward command [m/s] (default {terrain_eval.FORWARD_SPEED:g}; "
+            f"{terrain_eval.WALKING_PACE:g} is a person's pace on stairs). Default report folder: evaluation_terrain, "
+            "with the speed appended when it is not the default.",
+        )
+        group.add_argument(
             "--robustness",
             default=None,
             metavar="CELLS",
@@ -132,6 +140,15 @@ def _check_arguments(args) -> None:
         raise UsageError(f"--robots_per_cell must be a positive integer, got {args.robots_per_cell}")
     if args.terrain is not None and args.grid is not None:
         raise UsageError("--terrain and --grid exclude each other: a terrain evaluation commands straight ahead")
+    if args.terrain_speed is not None:
+        if args.terrain is None:
+            raise UsageError(f"--terrain_speed {args.terrain_speed:g}: only with --terrain (a terrain evaluation)")
+        try:
+            terrain_eval.check_speed(args.terrain_speed)
+        except ValueError as error:
+            raise UsageError(f"--terrain_speed {error}") from None
+    else:
+        args.terrain_speed = terrain_eval.FORWARD_SPEED
     if args.robustness is not None and (args.terrain is not None or args.run is not None):
         raise UsageError("--robustness runs the command grid of one checkpoint: not with --terrain or --run")
     if not (np.isfinite(args.stall_timeout) and args.stall_timeout >= 0):
@@ -270,7 +287,7 @@ def _evaluate(args, plan: Plan, session, checkpoint: Path, out: Path | None = No
         "versions": package_versions("go2_locomotion", "isaaclab", "rsl-rl-lib", "torch"),
     }
     cells, grid = plan.cells, plan.grid
-    folder = "evaluation_terrain" if cells else "evaluation"
+    folder = terrain_eval.speed_folder("evaluation_terrain", args.terrain_speed) if cells else "evaluation"
     out = out or _out_dir(args, checkpoint, session.work_dir, plan.checkpoints, folder)
     label = f"{checkpoint.stem}: {len(cells)} cells" if cells else f"{checkpoint.stem}: {len(grid)} commands"
     guard = GuardedSteps(
@@ -288,10 +305,12 @@ def _evaluate(args, plan: Plan, session, checkpoint: Path, out: Path | None = No
     }
     if cells:
         with guard:
-            figures = terrain_rollout(guard, policy, cells, args.robots_per_cell, args.duration, args.settle)
+            figures = terrain_rollout(
+                guard, policy, cells, args.robots_per_cell, args.duration, args.settle, speed=args.terrain_speed
+            )
         settings.update(
             cells=[c.label() for c in cells],
-            command=[terrain_eval.FORWARD_SPEED, 0.0, 0.0],
+            command=[args.terrain_speed, 0.0, 0.0],
             success_distance_m=figures["success_distance_m"],
             robots_per_cell=args.robots_per_cell,
             mdp="play mode (no observation noise, no pushes), a fixed forward command",
@@ -469,16 +488,24 @@ def rollout(
 
 
 def terrain_rollout(
-    steps: GuardedSteps, policy, cells, robots_per_cell: int, duration_s: float, settle_s: float
+    steps: GuardedSteps,
+    policy,
+    cells,
+    robots_per_cell: int,
+    duration_s: float,
+    settle_s: float,
+    speed: float = terrain_eval.FORWARD_SPEED,
 ) -> dict:
-    """Stepping through ``steps``, every robot walks forward from its cell's centre (robot ``i`` on cell
-    ``i // robots_per_cell``, the layout of ``terrain_cells.cells_generator``); returns the terrain recorder's report
+    """Stepping through ``steps``, every robot walks forward at ``speed`` [m/s] from its cell's centre (robot ``i``
+    on cell ``i // robots_per_cell``, the layout of ``terrain_cells.cells_generator``); returns the terrain
+    recorder's report
     (:meth:`~go2_locomotion.evaluation.terrain.TerrainRecorder.report`) and the success distance."""
     import torch
 
     env = steps.env
     unwrapped = env.unwrapped
-    obs = _fixed_commands(env)([terrain_eval.FORWARD_SPEED, 0.0, 0.0])
+    command = (speed, 0.0, 0.0)
+    obs = _fixed_commands(env)(list(command))
     terrain = unwrapped.scene.terrain
     assignment = _np(terrain.terrain_types).astype(int)
     expected = np.arange(unwrapped.num_envs) // robots_per_cell
@@ -490,6 +517,7 @@ def terrain_rollout(
         step_dt=unwrapped.step_dt,
         settle_s=settle_s,
         success_distance=terrain.cfg.terrain_generator.size[0] / 2,
+        command=command,
     )
     origins = _np(terrain.env_origins)[:, :2]
     robot = unwrapped.scene["robot"]
