@@ -223,6 +223,20 @@ def test_a_run_continued_on_a_new_machine_ships_with_all_its_attempts(tmp_path, 
     assert (merged["first_iteration"], merged["last_iteration"]) == (1164, 1859)
     three = ship.with_earlier_attempts(_summary(20, 29, 3.0), [_summary(10, 19, 2.0), _summary(0, 9, 1.0)])
     assert [a["first_iteration"] for a in three["attempts"]] == [0, 10, 20] and three["wall_clock_s"] == 6.0
+    # a run branched off an earlier one's checkpoint (its first attempt loaded model_1329.pt of a run that went on
+    # to 1339): the earlier attempts end at 1329, the one across the branch with its wall-clock prorated (20 of 30)
+    branched = _summary(1330, 1859, 7.0)
+    branched["attempts"][0]["command"] = "train.py --checkpoint docs/x/model_1329.pt --resume auto"
+    merged = ship.with_earlier_attempts(branched, [_summary(1300, 1339, 1.0, 6.0)])
+    assert [(a["first_iteration"], a["last_iteration"]) for a in merged["attempts"]] == [
+        (1300, 1319),
+        (1320, 1329),
+        (1330, 1859),
+    ]
+    assert merged["attempts"][1]["wall_clock_s"] == pytest.approx(3.0)  # 10 of the attempt's 20 iterations
+    assert "iterations 1330-1339 are not in this policy's lineage" in merged["attempts"][1]["wall_clock_prorated"]
+    assert merged["wall_clock_s"] == pytest.approx(1.0 + 3.0 + 7.0)
+    # an overlap without that proof, a gap, another task: refused
     for earlier in (_summary(1164, 1328, 1.0), _summary(1164, 1335, 1.0), _summary(1164, 1329, 1.0, task="Go2-Flat")):
         with pytest.raises(UsageError, match="--earlier_summary: the run summaries do not chain"):
             ship.with_earlier_attempts(_summary(1330, 1859, 1.0), [earlier])

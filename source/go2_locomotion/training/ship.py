@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -113,13 +114,22 @@ def provenance(run: Path, checkpoint_path: Path, command: str | None = None, ear
 
 def with_earlier_attempts(summary: dict, earlier: list[dict]) -> dict:
     """``summary`` with the attempts of ``earlier`` summaries of the same run before its own, in iteration order, and
-    its wall-clock the sum over all of them. Each earlier summary must end where the next one starts (a gap, an
-    overlap or another task is refused by name)."""
+    its wall-clock the sum over all of them. Each earlier summary must end where the next one starts, or the next
+    must have branched off it: its first attempt loaded the earlier run's checkpoint of the iteration before it
+    (``model_<first - 1>.pt``), and the earlier attempts are cut there (:func:`_cut_at`). A gap, an unproven overlap
+    or another task is refused by name."""
     chain = sorted([*earlier, summary], key=lambda s: s.get("first_iteration") or 0)
-    for before, after in zip(chain, chain[1:], strict=False):
-        if before.get("task") != after.get("task") or before.get("last_iteration", -2) + 1 != after.get(
-            "first_iteration"
+    for i, (before, after) in enumerate(zip(chain, chain[1:], strict=False)):
+        start, end = after.get("first_iteration"), before.get("last_iteration", -2)
+        chained = before.get("task") == after.get("task") and start is not None
+        if (
+            chained
+            and end + 1 > start
+            and _branched_at(after) == start - 1
+            and before.get("first_iteration", 0) < start
         ):
+            chain[i] = before = _cut_at(before, start - 1)
+        elif not chained or end + 1 != start:
             raise UsageError(
                 "--earlier_summary: the run summaries do not chain: "
                 f"{before.get('task')} iterations {before.get('first_iteration')}-{before.get('last_iteration')} "
@@ -132,6 +142,37 @@ def with_earlier_attempts(summary: dict, earlier: list[dict]) -> dict:
         "attempts": attempts,
         "wall_clock_s": round(sum(a["wall_clock_s"] for a in attempts), 3),
     }
+
+
+def _branched_at(summary: dict) -> int | None:
+    """The iteration of the checkpoint the run's first attempt loaded (``--checkpoint .../model_<N>.pt``), or
+    ``None``."""
+    attempts = summary.get("attempts") or [{}]
+    match = re.search(r"--checkpoint\s+\S*model_(\d+)\.pt", attempts[0].get("command") or "")
+    return int(match.group(1)) if match else None
+
+
+def _cut_at(summary: dict, last: int) -> dict:
+    """``summary`` up to iteration ``last`` (a later run branched off its checkpoint there): attempts after it
+    dropped, the one across it cut, its wall-clock (and iteration and sample counts) prorated by iterations and
+    marked so."""
+    attempts = []
+    for attempt in summary.get("attempts", []):
+        first, end = attempt["first_iteration"], attempt["last_iteration"]
+        if first > last:
+            continue
+        if end > last:
+            share = (last - first + 1) / (end - first + 1)
+            attempt = {
+                **attempt,
+                "last_iteration": last,
+                "wall_clock_s": round(attempt["wall_clock_s"] * share, 3),
+                **{key: round(attempt[key] * share) for key in ("iterations_completed", "samples") if key in attempt},
+                "wall_clock_prorated": f"{share:.3f} of the attempt's {attempt['wall_clock_s']} s: iterations "
+                f"{last + 1}-{end} are not in this policy's lineage (a later run branched off iteration {last})",
+            }
+        attempts.append(attempt)
+    return {**summary, "last_iteration": last, "attempts": attempts}
 
 
 def _shipped_record(folder: Path) -> dict:
@@ -208,7 +249,8 @@ def main(argv: list[str] | None = None) -> int:
         action="append",
         default=[],
         help="run_summary.json of the same run's earlier iterations, recorded in another folder (the run continued on "
-        "a new machine from a committed checkpoint); repeatable. Their attempts and wall-clock go into provenance.",
+        "a new machine from a committed checkpoint, or branched off one of its checkpoints); repeatable. Their "
+        "attempts and wall-clock go into provenance, cut at the branch.",
     )
     parser.add_argument(
         "--warm_start",
