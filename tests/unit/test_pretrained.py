@@ -234,7 +234,7 @@ def test_a_run_continued_on_a_new_machine_ships_with_all_its_attempts(tmp_path, 
         (1330, 1859),
     ]
     assert merged["attempts"][1]["wall_clock_s"] == pytest.approx(3.0)  # 10 of the attempt's 20 iterations
-    assert "iterations 1330-1339 are not in this policy's lineage" in merged["attempts"][1]["wall_clock_prorated"]
+    assert "iterations 1330-1339 went on past the branch" in merged["attempts"][1]["wall_clock_prorated"]
     assert merged["wall_clock_s"] == pytest.approx(1.0 + 3.0 + 7.0)
     # an overlap without that proof, a gap, another task: refused
     for earlier in (_summary(1164, 1328, 1.0), _summary(1164, 1335, 1.0), _summary(1164, 1329, 1.0, task="Go2-Flat")):
@@ -265,3 +265,26 @@ def test_a_run_continued_on_a_new_machine_ships_with_all_its_attempts(tmp_path, 
         "go2_rough/params",
         "go2_rough/params/env.yaml",
     ]
+
+
+def test_a_checkpoint_from_the_middle_of_a_run_ships_with_the_attempts_up_to_it(tmp_path):
+    """The run went on to 1859 after the shipped checkpoint 1600: its provenance ends at 1600. Attempts 1330-1594
+    (10 s) and 1595-1859 (4 s): the second is cut to 1595-1600, its wall-clock prorated to 6 of its 265
+    iterations."""
+    import torch
+
+    from go2_locomotion.training import ship
+
+    run = tmp_path / "run"
+    (run / "params").mkdir(parents=True)
+    (run / "params" / "agent.yaml").write_text("seed: 42\n")
+    (run / "run_summary.json").write_text(json.dumps(_summary(1330, 1859, 10.0, 4.0)))
+    torch.save({"iter": 1600}, run / "model_1600.pt")
+    record = ship.provenance(run, run / "model_1600.pt")
+    first, second = record["attempts"]
+    assert (first["first_iteration"], first["last_iteration"], first["wall_clock_s"]) == (1330, 1594, 10.0)
+    assert (second["first_iteration"], second["last_iteration"]) == (1595, 1600)
+    assert second["wall_clock_s"] == pytest.approx(4.0 * 6 / 265, abs=1e-3)
+    assert "iterations 1601-1859 came after this checkpoint" in second["wall_clock_prorated"]
+    assert record["wall_clock_s_whole_run"] == pytest.approx(10.0 + 4.0 * 6 / 265, abs=1e-3)
+    assert record["samples_to_this_checkpoint"] == 1601 * 10

@@ -90,6 +90,9 @@ def provenance(run: Path, checkpoint_path: Path, command: str | None = None, ear
     agent = run_params.load(run / "params" / "agent.yaml")
     manifest = json.loads((run / "run.json").read_text()) if (run / "run.json").is_file() else {}
     data = torch_load(checkpoint_path)
+    if summary.get("attempts") and summary.get("last_iteration", -1) > data["iter"]:
+        # a checkpoint from the middle of the run: its lineage ends there
+        summary = _cut_at(summary, data["iter"], f"came after this checkpoint (iteration {data['iter']})")
     return {
         "task": summary.get("task"),
         "checkpoint": checkpoint_path.name,
@@ -128,7 +131,9 @@ def with_earlier_attempts(summary: dict, earlier: list[dict]) -> dict:
             and _branched_at(after) == start - 1
             and before.get("first_iteration", 0) < start
         ):
-            chain[i] = before = _cut_at(before, start - 1)
+            chain[i] = before = _cut_at(
+                before, start - 1, f"went on past the branch (a later run started from {start - 1})"
+            )
         elif not chained or end + 1 != start:
             raise UsageError(
                 "--earlier_summary: the run summaries do not chain: "
@@ -152,10 +157,9 @@ def _branched_at(summary: dict) -> int | None:
     return int(match.group(1)) if match else None
 
 
-def _cut_at(summary: dict, last: int) -> dict:
-    """``summary`` up to iteration ``last`` (a later run branched off its checkpoint there): attempts after it
-    dropped, the one across it cut, its wall-clock (and iteration and sample counts) prorated by iterations and
-    marked so."""
+def _cut_at(summary: dict, last: int, why: str) -> dict:
+    """``summary`` up to iteration ``last``: attempts after it dropped, the one across it cut, its wall-clock (and
+    iteration and sample counts) prorated by iterations and marked with ``why`` the later iterations do not count."""
     attempts = []
     for attempt in summary.get("attempts", []):
         first, end = attempt["first_iteration"], attempt["last_iteration"]
@@ -169,10 +173,15 @@ def _cut_at(summary: dict, last: int) -> dict:
                 "wall_clock_s": round(attempt["wall_clock_s"] * share, 3),
                 **{key: round(attempt[key] * share) for key in ("iterations_completed", "samples") if key in attempt},
                 "wall_clock_prorated": f"{share:.3f} of the attempt's {attempt['wall_clock_s']} s: iterations "
-                f"{last + 1}-{end} are not in this policy's lineage (a later run branched off iteration {last})",
+                f"{last + 1}-{end} {why}",
             }
         attempts.append(attempt)
-    return {**summary, "last_iteration": last, "attempts": attempts}
+    return {
+        **summary,
+        "last_iteration": last,
+        "attempts": attempts,
+        "wall_clock_s": round(sum(a["wall_clock_s"] for a in attempts), 3),
+    }
 
 
 def _shipped_record(folder: Path) -> dict:
