@@ -56,11 +56,11 @@ curve, rotor inertia and joint friction, the targets' delay, and the randomisati
 FIRST_GO2 = "first_go2"
 """The preset (``presets=first_go2``) of the package's first Go2: stall torque = peak torque, 30 rad/s at every
 joint, no rotor inertia, no joint friction, no delay, friction and trunk mass the only randomisation. The policies
-shipped before issue 55 were trained on it."""
+shipped before issue 55 were trained on it (docs/learning.md keeps their figures)."""
 
-DEFAULT_ROBOT = FIRST_GO2
-"""The robot a task gets without a robot preset (:data:`FIRST_GO2` or :data:`REAL_GO2`): it moves to
-:data:`REAL_GO2` when the three policies trained on it ship (issue 55); either stays selectable by name."""
+DEFAULT_ROBOT = REAL_GO2
+"""The robot a task gets without a robot preset (:data:`FIRST_GO2` or :data:`REAL_GO2`): the real Go2 since the three
+policies trained on it shipped (issue 55); either stays selectable by name (``presets=first_go2``)."""
 
 
 def per_robot(*, first, real):

@@ -49,7 +49,7 @@ VELOCITY_LIMIT = {
     ".*_calf_joint": MOTOR_NO_LOAD_SPEED / KNEE_REDUCTION,
 }
 """No-load joint speed [rad/s]: 30 at the hip and thigh, 15.65 at the calf (the same motor behind the knee
-reduction). The package's first Go2 (the default until policies trained on :data:`REAL_GO2` ship) has 30 rad/s at
+reduction). The package's first Go2 (the default until the policies trained on :data:`REAL_GO2` shipped) has 30 rad/s at
 every joint and a stall torque equal to the peak, which gives the hip and thigh 13 N m at 13.5 rad/s where Unitree's
 motor gives 20.2 (docs/robot_model.md)."""
 
