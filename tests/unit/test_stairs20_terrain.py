@@ -8,6 +8,8 @@ level); Isaac Lab gives the tiles of level ``r`` a difficulty in ``[r / 10, (r +
 the centre platform.
 """
 
+from pathlib import Path
+
 import pytest
 import yaml
 from isaaclab.utils import to_dict
@@ -209,7 +211,8 @@ def _run_folder(path, generator):
     machine's log_dir, params/agent.yaml."""
     (path / "params").mkdir(parents=True)
     env = {"scene": {"terrain": {"terrain_generator": to_dict(generator) if generator else None}}}
-    (path / "params" / "env.yaml").write_text(yaml.dump(env) + f"log_dir: {path}\n")
+    ground = Path(go2_locomotion.__file__).parent / "assets" / "data" / "ground_plane.usda"  # a path of this machine
+    (path / "params" / "env.yaml").write_text(yaml.dump(env) + f"log_dir: {path}\nusd_path: {ground}\n")
     (path / "params" / "agent.yaml").write_text("seed: 42\n")
     return path
 
@@ -226,6 +229,7 @@ def test_a_shipped_policy_and_its_bundle_keep_the_terrain_they_trained_on(tmp_pa
     assert sorted(p.name for p in (shipped / "params").iterdir()) == ["agent.yaml", "env.yaml"]
     env_text = (shipped / "params" / "env.yaml").read_text()
     assert "log_dir" not in env_text and str(run) not in env_text  # no path of the training machine
+    assert "usd_path: go2_locomotion/assets/data/ground_plane.usda\n" in env_text  # package-relative
     assert (shipped / "params" / "agent.yaml").read_text() == "seed: 42\n"
     tall = _labels(default_cells(stairs20))
     assert _labels(default_cells(run_params.trained_terrain(shipped))) == tall

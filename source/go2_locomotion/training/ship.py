@@ -210,10 +210,16 @@ def _embedded_record(run: Path) -> dict | None:
     return record
 
 
+PACKAGE_PARENT = Path(__file__).resolve().parents[2]
+"""The folder holding the ``go2_locomotion`` package on this machine: a path under it in a run's config (the ground
+plane's USD) is recorded package-relative when shipped."""
+
+
 def copy_params(run: Path, target: Path) -> None:
     """The run's resolved configs (``params/``) into the shipped policy's folder, replacing the previous ones: the
     terrain it trained on sets its default terrain grid. Isaac Lab's top-level ``log_dir`` (the run folder on the
-    training machine) is left out; the rest is the dump as written."""
+    training machine) is left out and a path into the package is written package-relative (``go2_locomotion/...``);
+    the rest is the dump as written."""
     params = target / run_params.PARAMS_ENV.parent
     shutil.rmtree(params, ignore_errors=True)
     if not (run / run_params.PARAMS_ENV.parent).is_dir():
@@ -221,7 +227,8 @@ def copy_params(run: Path, target: Path) -> None:
     params.mkdir()
     for source in sorted((run / run_params.PARAMS_ENV.parent).glob("*.yaml")):
         lines = source.read_text().splitlines(keepends=True)
-        (params / source.name).write_text("".join(line for line in lines if not line.startswith("log_dir:")))
+        text = "".join(line for line in lines if not line.startswith("log_dir:"))
+        (params / source.name).write_text(text.replace(f"{PACKAGE_PARENT}/", ""))
 
 
 def torch_load(path: Path) -> dict:
