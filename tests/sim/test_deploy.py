@@ -230,7 +230,8 @@ def test_manifest_fields(asset_cache, tmp_path):
     actuators = m["actuators"]
     assert actuators["model"] == "DCMotor"
     assert actuators["effort_limit"] == [23.7] * 8 + [45.43] * 4
-    assert actuators["velocity_limit"] == [30.0] * 12
+    # the real Go2 (the default): the motor's 30 rad/s no-load speed, behind the 45.43 / 23.7 knee reduction at the calf
+    assert actuators["velocity_limit"] == pytest.approx([30.0] * 8 + [30.0 * 23.7 / 45.43] * 4, abs=1e-5)
     assert m["action"]["scale"] == [0.25] * 12 and m["action"]["offset"] == joints["default_position"]
     terms = m["observation"]["terms"]
     assert [(t["name"], t["start"], t["width"]) for t in terms] == [
