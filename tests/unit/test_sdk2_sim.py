@@ -54,8 +54,13 @@ def _standing_height(bundle, model_file=None) -> float:
 
 
 def test_a_model_file_replaces_the_description(tmp_path):
+    """A model file is simulated with its own joint figures: the description written out with the bundle's rotor
+    inertia and joint friction (what the plant gives the description) stands as the description does."""
+    from go2_locomotion.sim2sim.plant import set_joint_dynamics
+
     bundle = load_bundle(pretrained.bundle())
     spec = go2.build_spec(spawn_height=0.0)
+    set_joint_dynamics(spec, bundle)
     (tmp_path / "same.xml").write_text(spec.to_xml())
     spec.body(go2.BASE_BODY).mass *= 2
     (tmp_path / "heavy.xml").write_text(spec.to_xml())
