@@ -27,6 +27,7 @@ def main() -> None:
     import torch
     from isaac_env import make_env
 
+    from go2_locomotion.assets.go2 import FIRST_GO2
     from go2_locomotion.compat import ovphysx_cylinders
     from go2_locomotion.tasks.terrain_cells import cells_generator, parse_cells
 
@@ -38,8 +39,10 @@ def main() -> None:
     def evaluation_terrain(cfg):
         cfg.scene.terrain.terrain_generator = cells_generator(cells)
 
+    # the robot the state was recorded on: the first Go2 model (its actuators and joints decide the contact)
+    overrides = ["physics=physx", f"presets={FIRST_GO2}"]
     with make_env(
-        "Go2-Rough", num_envs=len(cells), overrides=["physics=physx"], play_mode=True, edit=evaluation_terrain
+        "Go2-Rough", num_envs=len(cells), overrides=overrides, play_mode=True, edit=evaluation_terrain
     ) as gym_env:
         gym_env.reset(seed=42)
         robot = gym_env.unwrapped.scene["robot"]
