@@ -105,9 +105,8 @@ class TerrainRecorder:
 
     def report(self) -> dict:
         """Per cell: success and fall rates (fractions of its robots; success with its :func:`success_interval`),
-        mean time to fall and to succeed [s], mean
-        xy tracking error while walking [m/s]; and a per-terrain summary (success at each terrain's hardest
-        size)."""
+        mean time to fall and to succeed [s], mean xy tracking error while walking [m/s]; and a per-terrain summary
+        (success at each terrain's hardest size)."""
         cells = []
         for index, cell in enumerate(self.cells):
             mine = self.assignment == index

@@ -498,8 +498,7 @@ def terrain_rollout(
 ) -> dict:
     """Stepping through ``steps``, every robot walks forward at ``speed`` [m/s] from its cell's centre (robot ``i``
     on cell ``i // robots_per_cell``, the layout of ``terrain_cells.cells_generator``); returns the terrain
-    recorder's report
-    (:meth:`~go2_locomotion.evaluation.terrain.TerrainRecorder.report`) and the success distance."""
+    recorder's report (:meth:`~go2_locomotion.evaluation.terrain.TerrainRecorder.report`) and the success distance."""
     import torch
 
     env = steps.env
