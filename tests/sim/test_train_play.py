@@ -17,6 +17,7 @@ from usage_errors import expect_usage_error
 from go2_locomotion.compat import private_api
 from go2_locomotion.export import manifest as manifest_module
 from go2_locomotion.playback import play as play_module
+from go2_locomotion.tasks.terrain_cells import column_terrains
 from go2_locomotion.training import preflight
 from go2_locomotion.training import train as train_module
 from go2_locomotion.training.runner import Go2OnPolicyRunner
@@ -61,10 +62,12 @@ def flat_run(workdir):
 @pytest.fixture(scope="module")
 def rough_run(workdir):
     """scripts/train.py: Go2-Rough, 1 iteration, 8 envs (a 2 x 3 terrain grid to keep it quick), 0.2 s episodes so
-    that some end inside the iteration."""
+    that some end inside the iteration, with the frontier curriculum (``presets=frontier``)."""
     short = "env.episode_length_s=0.2"
     result = run_script(
-        "train.py", "--task", "Go2-Rough", *CPU, "--max_iterations", "1", *SMALL_TERRAIN, short, cwd=workdir
+        "train.py",
+        *("--task", "Go2-Rough", *CPU, "--max_iterations", "1", *SMALL_TERRAIN, short, "presets=frontier"),
+        cwd=workdir,
     )
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-3000:]
     (run,) = runs(workdir, "go2_rough")
@@ -88,6 +91,13 @@ def test_train_flat(flat_run):
 
 def test_train_rough(rough_run):
     _check_run_folder(rough_run, iterations=1)
+    # the frontier curriculum's memory went into the checkpoint: 2 levels x the sub-terrains of the 3 columns
+    infos = torch.load(rough_run / "model_0.pt", weights_only=True)["infos"]
+    generator = yaml.safe_load((rough_run / "params" / "env.yaml").read_text())["scene"]["terrain"]["terrain_generator"]
+    kinds = len(dict.fromkeys(column_terrains(generator)))
+    memory = infos["terrain_frontier"]
+    assert tuple(memory["trials"].shape) == tuple(memory["success"].shape) == (2, kinds)
+    assert ((memory["success"] >= 0) & (memory["success"] <= 1)).all() and (memory["trials"] >= 0).all()
 
 
 def test_resume_latest_continues_count_and_weights(flat_run, workdir, monkeypatch):

@@ -8,7 +8,7 @@ from types import SimpleNamespace
 import torch
 import toy_training as toy
 
-from go2_locomotion.training.curriculum_state import curriculum_terrain, restore_levels, saved_levels
+from go2_locomotion.training.curriculum_state import curriculum_terrain, frontier_memory, restore_levels, saved_levels
 from go2_locomotion.training.runner import Go2OnPolicyRunner
 
 
@@ -62,3 +62,27 @@ def test_the_runner_saves_the_state_into_infos_and_gives_it_back_on_resume(tmp_p
     second.add_checkpoint_state(dict, restored.append)
     assert second.resume(tmp_path / "model_0.pt", checkpoint, same_folder=True) == 1
     assert [infos["terrain_levels"].tolist() for infos in restored] == [[4, 2]]
+
+
+def test_the_frontier_memory_travels_with_the_levels_when_the_terrain_matches():
+    trained = SimpleNamespace(success=torch.tensor([[0.5, 1.0], [0.25, 0.0]]), trials=torch.tensor([[4.0, 9], [2, 0]]))
+    infos = saved_levels(_terrain([5, 0], [0, 1]), trained)
+    fresh = SimpleNamespace(success=torch.zeros(2, 2), trials=torch.zeros(2, 2))
+    message = restore_levels(_terrain([1, 2], [0, 1]), infos, fresh)
+    assert fresh.success.tolist() == [[0.5, 1.0], [0.25, 0.0]] and fresh.trials.tolist() == [[4, 9], [2, 0]]
+    assert message.endswith("; frontier memory of 15 episodes")
+    other = SimpleNamespace(success=torch.zeros(3, 2), trials=torch.zeros(3, 2))  # another terrain's levels
+    assert "the frontier memory starts empty" in restore_levels(_terrain([1, 2], [0, 1]), infos, other)
+    assert other.trials.sum() == 0
+    assert "frontier" not in restore_levels(_terrain([1, 2], [0, 1]), saved_levels(_terrain([5, 0], [0, 1])))
+
+
+def test_only_a_frontier_curriculum_term_has_a_memory_to_save():
+    def env(term):
+        manager = SimpleNamespace(cfg=SimpleNamespace(terrain_levels=SimpleNamespace(func=term)))
+        return SimpleNamespace(unwrapped=SimpleNamespace(curriculum_manager=manager))
+
+    frontier = SimpleNamespace(success=torch.zeros(1), trials=torch.zeros(1))
+    assert frontier_memory(env(frontier)) is frontier
+    assert frontier_memory(env(lambda env, ids: None)) is None  # Isaac Lab's terrain_levels_vel
+    assert frontier_memory(SimpleNamespace(unwrapped=SimpleNamespace())) is None  # no curriculum manager

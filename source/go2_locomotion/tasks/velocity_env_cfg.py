@@ -406,6 +406,9 @@ NO_LIN_VEL = "no_lin_vel"
 low-level mode does not publish it. With ``presets=privileged_critic`` the critic keeps it (asymmetric actor-critic,
 as Go2-Rough-Blind's)."""
 
+FRONTIER = "frontier"
+"""Preset name of the frontier terrain curriculum (:class:`CurriculumCfg`)."""
+
 BLIND_HISTORY = 10
 """Policy steps a blind actor sees [-]: 0.2 s, about one swing of a foot (``GAIT_PERIOD`` / 2 = 0.25 s), long enough
 to feel a front foot strike a riser and lift it again; HIMLoco's Go2 history is 6 steps."""
@@ -700,8 +703,20 @@ class TerminationsCfg:
 class CurriculumCfg:
     """Curricula."""
 
-    terrain_levels = CurrTerm(func=mdp.terrain_levels_vel)
-    """Move robots up a terrain level when they walk far enough, down when they fall short."""
+    terrain_levels = preset(
+        default=CurrTerm(func=mdp.terrain_levels_vel),
+        **{
+            FRONTIER: CurrTerm(
+                func=mdp.FrontierTerrainLevels,
+                # half the endings drawn at the frontier, the other half step as Isaac Lab's; a level's share
+                # remembers ~20 decided episodes and is trusted from 4 (stairs20's 6 stairs-up columns feed it)
+                params={"frontier_share": 0.5, "memory": 20, "min_trials": 4, "floor": 0.02},
+            )
+        },
+    )
+    """Move robots up a terrain level when they walk far enough, down when they fall short (Isaac Lab's rule);
+    ``presets=frontier`` adds draws favouring the levels each sub-terrain's robots clear half the time
+    (:class:`~go2_locomotion.tasks.mdp.FrontierTerrainLevels`)."""
 
 
 ##

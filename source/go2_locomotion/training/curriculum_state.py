@@ -4,13 +4,19 @@ Isaac Lab draws every robot's terrain level afresh when the environment is made 
 ``max_init_terrain_level``), and RSL-RL's checkpoint holds the networks only, so a resumed Go2-Rough run (Ctrl-C,
 a requeued job, a run restarted after a hung step) started its curriculum over: measured, the mean level fell back
 from up to 4.1 to 3.58 at every resume (docs/learning.md). The levels are saved in the checkpoint's ``infos`` and
-put back on resume; each robot's spawn origin follows its level, as Isaac Lab's own curriculum update does.
+put back on resume; each robot's spawn origin follows its level, as Isaac Lab's own curriculum update does. With
+``presets=frontier`` the curriculum's success memory per sub-terrain and level travels with them: on the CPU recipe a
+level gathers a decided episode only every ~15 iterations, so a memory started over would leave the frontier draws
+to Isaac Lab's step for ~60 iterations after each resume.
 """
 
 from __future__ import annotations
 
 INFOS_KEY = "terrain_levels"
 """Key of the per-robot terrain levels in a checkpoint's ``infos``."""
+
+FRONTIER_KEY = "terrain_frontier"
+"""Key of the frontier curriculum's memory (``success`` and ``trials`` per level and sub-terrain) in ``infos``."""
 
 
 def curriculum_terrain(env):
@@ -20,13 +26,25 @@ def curriculum_terrain(env):
     return terrain if getattr(terrain, "terrain_levels", None) is not None else None
 
 
-def saved_levels(terrain) -> dict:
-    """What goes into the checkpoint's ``infos``."""
-    return {INFOS_KEY: terrain.terrain_levels.detach().cpu().clone()}
+def frontier_memory(env):
+    """The frontier curriculum term (``presets=frontier``) of the environment, else ``None``: Isaac Lab's curriculum
+    manager keeps a class term's instance in its own config copy (``cfg.<term>.func``)."""
+    manager = getattr(env.unwrapped, "curriculum_manager", None)
+    term = getattr(getattr(getattr(manager, "cfg", None), INFOS_KEY, None), "func", None)
+    return term if hasattr(term, "success") and hasattr(term, "trials") else None
 
 
-def restore_levels(terrain, infos: dict | None) -> str:
-    """Put a checkpoint's levels back (and each robot's origin with them); returns a line saying what was done.
+def saved_levels(terrain, frontier=None) -> dict:
+    """What goes into the checkpoint's ``infos``: the levels, and the frontier term's memory when there is one."""
+    infos = {INFOS_KEY: terrain.terrain_levels.detach().cpu().clone()}
+    if frontier is not None:
+        infos[FRONTIER_KEY] = {k: getattr(frontier, k).detach().cpu().clone() for k in ("success", "trials")}
+    return infos
+
+
+def restore_levels(terrain, infos: dict | None, frontier=None) -> str:
+    """Put a checkpoint's levels back (and each robot's origin with them), and the frontier term's memory when both
+    have one of the same shape; returns a line saying what was done.
 
     A checkpoint without levels (an older one, or one from a task without a curriculum) or with another number of
     robots leaves the fresh draw in place."""
@@ -41,4 +59,12 @@ def restore_levels(terrain, infos: dict | None) -> str:
     terrain.terrain_levels[:] = levels.to(terrain.terrain_levels.device, terrain.terrain_levels.dtype)
     terrain.env_origins[:] = terrain.terrain_origins[terrain.terrain_levels, terrain.terrain_types]
     mean = float(terrain.terrain_levels.float().mean())
-    return f"terrain curriculum restored from the checkpoint (mean level {mean:.2f})"
+    line = f"terrain curriculum restored from the checkpoint (mean level {mean:.2f})"
+    memory = (infos or {}).get(FRONTIER_KEY)
+    if frontier is None:
+        return line
+    if memory is None or tuple(memory["trials"].shape) != tuple(frontier.trials.shape):
+        return line + "; the frontier memory starts empty (the checkpoint holds none for this terrain)"
+    for key in ("success", "trials"):
+        getattr(frontier, key)[:] = memory[key].to(getattr(frontier, key).device)
+    return line + f"; frontier memory of {int(frontier.trials.sum())} episodes"

@@ -195,9 +195,10 @@ def _launch_and_train(
             check_compatible(run.checkpoint, run.resume_from, runner.alg.get_policy(), task, learner)
         terrain = curriculum_state.curriculum_terrain(env)
         if terrain is not None:
+            frontier = curriculum_state.frontier_memory(env)
             runner.add_checkpoint_state(
-                lambda: curriculum_state.saved_levels(terrain),
-                lambda infos: print(f"[go2] {curriculum_state.restore_levels(terrain, infos)}"),
+                lambda: curriculum_state.saved_levels(terrain, frontier),
+                lambda infos: print(f"[go2] {curriculum_state.restore_levels(terrain, infos, frontier)}"),
             )
         warm_record = None
         if warm is not None and run.resume_from is None:

@@ -41,6 +41,7 @@ from isaaclab.envs.mdp import (
 from isaaclab_tasks.core.velocity.mdp import feet_air_time, terrain_levels_vel
 
 from .delayed_action import DelayedJointPositionAction, DelayedJointPositionActionCfg
+from .frontier import FrontierTerrainLevels
 from .gait import (
     cycle_lin_vel_xy_exp,
     cycle_yaw_rate_exp,
@@ -56,6 +57,7 @@ from .steering import SteerableVelocityCommand, SteerableVelocityCommandCfg
 __all__ = [
     "DelayedJointPositionAction",
     "DelayedJointPositionActionCfg",
+    "FrontierTerrainLevels",
     "JointPositionActionCfg",
     "SteerableVelocityCommand",
     "SteerableVelocityCommandCfg",
