@@ -17,7 +17,7 @@ from usage_errors import expect_usage_error
 from go2_locomotion.compat import private_api
 from go2_locomotion.export import manifest as manifest_module
 from go2_locomotion.playback import play as play_module
-from go2_locomotion.tasks.terrain_cells import column_terrains
+from go2_locomotion.tasks.terrain_layout import column_terrains
 from go2_locomotion.training import preflight
 from go2_locomotion.training import train as train_module
 from go2_locomotion.training.runner import Go2OnPolicyRunner

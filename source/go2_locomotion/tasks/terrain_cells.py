@@ -23,6 +23,8 @@ import torch
 from isaaclab.utils import to_dict
 from isaaclab.utils.dict import dict_to_md5_hash
 
+from .terrain_layout import column_terrains as column_terrains  # its home before terrain_layout
+from .terrain_layout import config_field as _field
 from .velocity_env_cfg import GO2_ROUGH_TERRAINS
 
 TERRAIN_SEED = 0
@@ -133,17 +135,6 @@ def level_sizes(name: str, generator=GO2_ROUGH_TERRAINS) -> list[tuple[float, fl
     return sizes
 
 
-def column_terrains(generator=GO2_ROUGH_TERRAINS) -> list[str]:
-    """The sub-terrain key of each curriculum column, by Isaac Lab's rule (``TerrainGenerator``): column ``c`` takes
-    the first sub-terrain whose cumulative share exceeds ``c / num_cols + 0.001``."""
-    sub_terrains = _field(generator, "sub_terrains")
-    names = list(sub_terrains)
-    shares = np.array([_field(sub_terrains[n], "proportion") for n in names], dtype=float)
-    cumulative = np.cumsum(shares / shares.sum())
-    columns = _field(generator, "num_cols")
-    return [names[int(np.min(np.where(c / columns + 0.001 < cumulative)[0]))] for c in range(columns)]
-
-
 def robots_by_level(levels, generator=GO2_ROUGH_TERRAINS) -> dict[str, list[int]]:
     """Per evaluated terrain (a key of :data:`TERRAINS`), how many robots stand on each curriculum level: ``levels``
     are the robots' levels in environment order (a checkpoint's ``infos["terrain_levels"]``), robot ``i`` of ``N``
@@ -162,11 +153,6 @@ def first_level_with(name: str, size: float, generator=GO2_ROUGH_TERRAINS) -> in
     """The lowest curriculum level whose tiles reach ``size`` (in the terrain's unit; a level's top is the limit of
     its draws); ``None`` beyond the range."""
     return next((row for row, (_, top) in enumerate(level_sizes(name, generator)) if top >= size - 1e-9), None)
-
-
-def _field(config, name: str):
-    """A field of a config, or of its dict (a run's ``params/env.yaml``)."""
-    return config[name] if isinstance(config, dict) else getattr(config, name)
 
 
 def _in_unit(name: str, value: float) -> float:

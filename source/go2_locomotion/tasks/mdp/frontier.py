@@ -22,6 +22,8 @@ from typing import TYPE_CHECKING
 import torch
 from isaaclab.managers import ManagerTermBase, SceneEntityCfg
 
+from ..terrain_layout import column_terrains
+
 if TYPE_CHECKING:
     from isaaclab.envs import ManagerBasedRLEnv
     from isaaclab.managers import CurriculumTermCfg
@@ -34,8 +36,6 @@ class FrontierTerrainLevels(ManagerTermBase):
 
     def __init__(self, cfg: CurriculumTermCfg, env: ManagerBasedRLEnv):
         super().__init__(cfg, env)
-        from ..terrain_cells import column_terrains  # it imports the task config, which imports this module
-
         terrain = env.scene.terrain
         rows = terrain.terrain_origins.shape[0]
         names = column_terrains(terrain.cfg.terrain_generator)
