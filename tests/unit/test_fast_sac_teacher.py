@@ -73,8 +73,9 @@ def _save_teacher(path: Path, actor: MLPModel) -> Path:
 
 def _cfg(with_teacher_keys=True, **algorithm) -> dict:
     """A small FastSAC runner config as RSL-RL gets it. ``with_teacher_keys`` False: the algorithm dict of a run
-    saved before the teacher and the warm-up existed (no ``teacher_*``, ``behavior_cloning_steps`` or
-    ``critic_warmup_iterations`` keys)."""
+    saved before the teacher and the warm-ups existed (no ``teacher_*``, ``behavior_cloning_steps``,
+    ``critic_warmup_iterations`` or gait-guard keys: ``actor_teacher_weight``, ``residual_*``,
+    ``actor_lr_warmup_steps``, ``action_bounds``)."""
     alg = FastSacAlgorithmCfg(batch_size=32, buffer_size=4096, learning_starts=64, gradient_steps=2).to_dict()
     if not with_teacher_keys:
         keys = (
@@ -84,6 +85,11 @@ def _cfg(with_teacher_keys=True, **algorithm) -> dict:
             "behavior_cloning_steps",
             "behavior_cloning_learning_rate",
             "critic_warmup_iterations",
+            "actor_teacher_weight",
+            "residual_on_teacher",
+            "residual_scale",
+            "actor_lr_warmup_steps",
+            "action_bounds",
         )
         for key in keys:
             del alg[key]

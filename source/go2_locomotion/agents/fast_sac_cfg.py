@@ -141,6 +141,47 @@ class FastSacAlgorithmCfg:
     from the first gradient step (as before). The cloned actor of run E1 walked (default grid xy 0.11 m/s, 2 of 52
     falls) until its first FastSAC iteration beside fresh critics, after which 21 of 52 fell (docs/learning.md,
     "FastSAC with a PPO teacher")."""
+    actor_teacher_weight: float = 0.0
+    """Weight of a pull of the actor toward the teacher in every actor loss (TD3+BC, Fujimoto & Gu 2021, "A
+    Minimalist Approach to Offline Reinforcement Learning"), a finite number >= 0 [1 / action units^2]; 0: off (the
+    learner as before). When > 0 the actor loss is ``lambda * mean(alpha log pi - Q) + actor_teacher_weight * d``,
+    ``d`` the mean over batch and joints of the squared difference between the actor's deterministic (executed)
+    action and the teacher's clamped mean action at the replayed states (logged as ``actor_teacher_distance``), and
+    ``lambda = 2.5 / mean|Q|`` (detached: TD3+BC's normalisation, so the weight means the same at any return scale).
+    Why: the cloned gait broke at the actor's first off-policy steps (docs/learning.md, "FastSAC with a PPO
+    teacher"); the pull keeps the actor near the teacher's actions, where the replay holds data. Needs a teacher
+    (``teacher_checkpoint``), which is then loaded even with ``teacher_iterations`` 0."""
+    residual_on_teacher: bool = False
+    """Act with the teacher's mean action plus a learned correction: the executed action is the teacher's clamped
+    mean plus ``residual_scale`` times the actor's squashed output, clamped to ``+-action_scale``; the critics see
+    (and the replay stores) that total, and the policy's log-density is the total's (the scale's Jacobian included,
+    so ``target_entropy`` means the same). The mean half of the actor's last layer starts at zero, so its first
+    policy is the teacher (plus the actor's noise). Why: the cloned gait broke when the actor moved away from the
+    teacher (docs/learning.md, "FastSAC with a PPO teacher"); a residual starts at the teacher and its reach is
+    bounded. Needs a teacher (``teacher_checkpoint``; loaded even with ``teacher_iterations`` 0), excludes
+    ``behavior_cloning_steps`` (the actor already starts as the teacher) and ``action_bounds`` other than
+    ``"scale"``. Play, evaluation and export refuse its checkpoints (the teacher is not in them). Residual RL
+    (Johannink et al. 2019, Silver et al. 2018)."""
+    residual_scale: float = 0.25
+    """With ``residual_on_teacher``: the factor on the actor's squashed output (``+-action_scale``), a finite
+    number > 0 [-]; 0.25 with ``action_scale`` 4 lets the correction reach +-1 raw action unit (+-0.25 rad)."""
+    actor_lr_warmup_steps: int = 0
+    """Actor gradient steps over which the actor's learning rate rises linearly from 0 to ``actor_learning_rate``
+    (step k of N at k / N of it), an integer >= 0; 0: off (the learner as before). Why: Adam's first steps move
+    every weight by about the learning rate whatever the gradient's size (its update is normalised by the
+    gradient's running magnitude), a jolt to a cloned actor (docs/learning.md, "FastSAC with a PPO teacher": the
+    gait broke within the first actor iterations). Counted from Adam's own step count, so a resume continues it."""
+    action_bounds: str = "scale"
+    """The box the squash maps the actor's actions onto (a name, no units): ``"scale"`` (``+-action_scale`` on
+    every joint, as before) or ``"teacher_percentiles"``: per joint, the 2.5 % and 97.5 % percentiles of the actions
+    stored in the replay during the teacher's phase (its mean plus noise), fitted when the phase ends (before
+    behaviour cloning) and saved with the actor; play, evaluation and export then need
+    ``agent.algorithm.action_bounds=teacher_percentiles``, so that the played actor carries the box's buffers. A
+    joint's box is at least 0.1 action units wide (widened about its centre). Why: a +-4 box is far wider than a
+    gait's joint offsets, so the actor's noise and its critics' errors reach actions no transition holds; A. Raffin,
+    "Getting SAC to Work on a Massive Parallel Simulator" (2025), bounds SAC's actions by the range a PPO policy
+    uses. Needs ``teacher_iterations`` > 0. ``"joint_limits"`` (the robot's limits in action units) is not offered: the
+    joint action term's resolved scale, offset and joint order are private to Isaac Lab."""
 
 
 @configclass

@@ -71,16 +71,22 @@ def load_teacher_state(model: nn.Module, path: str | Path) -> None:
 
 
 def build_teacher(
-    model_cfg: dict | None, path, obs: TensorDict, groups: list[str], num_actions: int, device: str
+    model_cfg: dict | None,
+    path,
+    obs: TensorDict,
+    groups: list[str],
+    num_actions: int,
+    device: str,
+    uses: str = "teacher_iterations > 0",
 ) -> nn.Module:
     """The teacher: :func:`teacher_network` with the checkpoint's actor loaded (:func:`load_teacher_state`), frozen,
-    in evaluation mode, on ``device``.
+    in evaluation mode, on ``device``. ``uses``: the settings that need it, for the message.
 
     Raises:
         UsageError: No checkpoint or no ``agent.teacher``, or a checkpoint that does not fit.
     """
     if path is None:
-        raise UsageError(f"{FIELD} must name a PPO checkpoint of the task when teacher_iterations > 0, got None")
+        raise UsageError(f"{FIELD} must name a PPO checkpoint of the task when {uses}, got None")
     if model_cfg is None:
         raise UsageError("agent.teacher is missing: the network of the teacher checkpoint (the task's PPO actor)")
     model = teacher_network(model_cfg, obs, groups, num_actions)

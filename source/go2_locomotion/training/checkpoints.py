@@ -179,12 +179,14 @@ def layer_widths(state_dict: dict[str, torch.Tensor]) -> list[int]:
 
 def check_compatible(checkpoint: dict, path: Path, policy: torch.nn.Module, task: str, learner: Learner | None = None):
     """Refuse a checkpoint whose policy does not fit the task's: saved by a learner whose policies ``learner`` (the
-    run's) does not play, or with other network shapes. Without ``learner`` only the shapes are checked.
+    run's) does not play, with other network shapes, or a FastSAC residual actor (:func:`refuse_residual_actor`).
+    Without ``learner`` only the shapes and the residual are checked.
 
     Raises:
-        UsageError: Naming the checkpoint's learner and the fix, or its widths and the task's.
+        UsageError: Naming the checkpoint's learner and the fix, its widths and the task's, or the residual setting.
     """
     saved_by = learner_of_checkpoint(checkpoint)
+    refuse_residual_actor(checkpoint, path)
     if learner is not None and saved_by.name not in learner.plays:
         raise UsageError(
             f"checkpoint {path} was trained with {saved_by.name}, not the agent chosen ({learner.name}); "
@@ -199,6 +201,25 @@ def check_compatible(checkpoint: dict, path: Path, policy: torch.nn.Module, task
             f"checkpoint {path} does not fit task '{task}': its {saved_by.policy} has layer widths {theirs} "
             f"(observation {theirs[0] if theirs else '?'}, action {theirs[-1] if theirs else '?'}), "
             f"the task's policy has {ours} (observation {ours[0] if ours else '?'}, action {ours[-1] if ours else '?'})"
+        )
+
+
+def refuse_residual_actor(checkpoint: dict, path: Path) -> None:
+    """Refuse a FastSAC checkpoint trained with ``agent.algorithm.residual_on_teacher``: its actor is a correction to
+    a PPO teacher's action that is not in the checkpoint, so play, evaluation and export would act without the
+    teacher.
+
+    Raises:
+        UsageError: Naming the setting, the checkpoint and what is accepted.
+    """
+    from ..fast_sac.algorithm import RESIDUAL_KEY  # torch and RSL-RL: loaded by play's runner anyway
+
+    residual = checkpoint.get(RESIDUAL_KEY)
+    if residual:
+        raise UsageError(
+            f"checkpoint {path} was trained with agent.algorithm.{RESIDUAL_KEY}=True: its actor is a correction to the "
+            f"teacher {residual.get('teacher_checkpoint')}, which play, evaluation and export do not add; they accept "
+            "checkpoints trained without it"
         )
 
 

@@ -9,8 +9,9 @@ from ...errors import UsageError
 from .checker import MISSING_VALUE, Checker
 from .widths import config_observation_widths
 
-# Imported inside functions: the FastSAC package (torch and RSL-RL: heavy), for its critic rules by name and its
-# teacher's loading; for the teacher's network, Isaac Lab's config conversion and the Go2's joints (MuJoCo): heavy.
+# Imported inside functions: the FastSAC package (torch and RSL-RL: heavy), for its critic rules and action bounds by
+# name and its teacher's loading; for the teacher's network, Isaac Lab's config conversion and the Go2's joints
+# (MuJoCo): heavy.
 
 _finite = math.isfinite
 
@@ -51,6 +52,7 @@ def check_ppo(check: Checker, num_envs: int | None, num_steps: int | None) -> No
 def check_fast_sac(check: Checker, num_envs: int | None, num_steps: int | None) -> None:
     """FastSAC's documented domains, and a replay buffer that holds an iteration and its start."""
     from ...fast_sac import CRITIC_RULES  # the learner's rules, by name (torch and RSL-RL: heavy)
+    from ...fast_sac.algorithm import ACTION_BOUNDS  # the learner's action boxes, by name
 
     alg = "agent.algorithm"
     check.real(f"{alg}.gamma", "a finite number in [0, 1]", lambda x: _finite(x) and 0 <= x <= 1)
@@ -89,7 +91,30 @@ def check_fast_sac(check: Checker, num_envs: int | None, num_steps: int | None) 
     for name, value in (("learning_starts", starts), ("batch_size", batch)):
         if None not in (value, buffer) and value > buffer:
             check.problems.append(f"{alg}.{name} must be at most buffer_size = {buffer}, got {value}")
-    _check_fast_sac_teacher(check)
+    _check_fast_sac_teacher(check, _check_fast_sac_actor(check, ACTION_BOUNDS))
+
+
+def _check_fast_sac_actor(check: Checker, action_bounds: tuple[str, ...]) -> dict:
+    """The domains of FastSAC's actor settings that guard a cloned gait (``actor_teacher_weight``,
+    ``residual_on_teacher`` with ``residual_scale``, ``actor_lr_warmup_steps``, ``action_bounds``); returns the usable
+    values of those that need a teacher or exclude other settings (absent: unusable)."""
+    alg = "agent.algorithm"
+    found = {}
+    weight = check.real(f"{alg}.actor_teacher_weight", "a finite number >= 0 (0: off)", lambda x: _finite(x) and x >= 0)
+    if weight:
+        found["actor_teacher_weight"] = weight
+    residual = check.value(f"{alg}.residual_on_teacher")
+    if not isinstance(residual, bool):
+        check.fail(f"{alg}.residual_on_teacher", "True or False", residual)
+    elif residual:
+        found["residual_on_teacher"] = residual
+        domain = "a finite number > 0 when residual_on_teacher is True"
+        check.real(f"{alg}.residual_scale", domain, lambda x: _finite(x) and x > 0)
+    _whole(check, f"{alg}.actor_lr_warmup_steps", "an integer >= 0 (0: no warm-up)")
+    check.one_of(f"{alg}.action_bounds", action_bounds)
+    if check.value(f"{alg}.action_bounds") == "teacher_percentiles":
+        found["action_bounds"] = "teacher_percentiles"
+    return found
 
 
 def _check_critic_warmup(check: Checker) -> None:
@@ -103,9 +128,10 @@ def _whole(check: Checker, path: str, domain: str) -> int | None:
     return None if number is None else int(number)
 
 
-def _check_fast_sac_teacher(check: Checker) -> None:
+def _check_fast_sac_teacher(check: Checker, actor: dict) -> None:
     """FastSAC's PPO teacher: whole-number phases, a noise std >= 0, and with a teacher a checkpoint whose actor loads
-    into ``agent.teacher`` reading the FastSAC actor's observation."""
+    into ``agent.teacher`` reading the FastSAC actor's observation. ``actor``: the actor settings in use
+    (:func:`_check_fast_sac_actor`); a pull toward the teacher or a residual on it needs a teacher, not its phase."""
     alg = "agent.algorithm"
     iterations = _whole(check, f"{alg}.teacher_iterations", "an integer >= 0 (0: no teacher)")
     cloning = _whole(check, f"{alg}.behavior_cloning_steps", "an integer >= 0 (0: the actor starts fresh)")
@@ -119,19 +145,48 @@ def _check_fast_sac_teacher(check: Checker) -> None:
         check.problems.append(
             f"{alg}.behavior_cloning_steps needs a teacher ({alg}.teacher_iterations > 0), got {cloning}"
         )
-    if iterations == 0 and path is not None:
+    users = {name: actor[name] for name in ("actor_teacher_weight", "residual_on_teacher") if name in actor}
+    if iterations == 0 and path is not None and not users:
         check.problems.append(
             f"{alg}.teacher_checkpoint is set ({path!r}) but {alg}.teacher_iterations is 0: the teacher would never act"
         )
-    if not iterations:
+    _check_teacher_exclusions(check, iterations, cloning, actor)
+    if not iterations and not users:
         return
     if not isinstance(path, str):
-        domain = "a PPO checkpoint of the task (a path or 'pretrained') when teacher_iterations > 0"
-        check.fail(f"{alg}.teacher_checkpoint", domain, path)
+        if iterations:
+            domain = "a PPO checkpoint of the task (a path or 'pretrained') when teacher_iterations > 0"
+            check.fail(f"{alg}.teacher_checkpoint", domain, path)
+            return
+        for name, value in users.items():
+            check.problems.append(f"{alg}.{name} needs a teacher ({alg}.teacher_checkpoint), got {value!r}")
         return
     problem = _teacher_problem(check, path)
     if problem is not None:
         check.problems.append(problem)
+
+
+def _check_teacher_exclusions(check: Checker, iterations: int | None, cloning: int | None, actor: dict) -> None:
+    """A residual actor starts as the teacher (no cloning) within +-action_scale; the teacher's percentiles need its
+    phase."""
+    alg = "agent.algorithm"
+    if actor.get("residual_on_teacher") and cloning:
+        check.problems.append(
+            f"{alg}.behavior_cloning_steps must be 0 with residual_on_teacher (the residual actor starts as the "
+            f"teacher), got {cloning}"
+        )
+    if actor.get("action_bounds") is None:
+        return
+    if actor.get("residual_on_teacher"):
+        check.problems.append(
+            f"{alg}.action_bounds must be 'scale' with residual_on_teacher (residual_scale bounds the correction), "
+            f"got {actor['action_bounds']!r}"
+        )
+    if iterations == 0:
+        check.problems.append(
+            f"{alg}.action_bounds must be 'scale' without a teacher phase ({alg}.teacher_iterations 0; "
+            f"'teacher_percentiles' fits the teacher's actions), got {actor['action_bounds']!r}"
+        )
 
 
 def _teacher_problem(check: Checker, path: str) -> str | None:
