@@ -18,10 +18,11 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 import torch
+from fast_sac_fixtures import iteration
+from fast_sac_fixtures import obs as _obs
 from isaaclab_rl.rsl_rl import check_rsl_rl_version, handle_deprecated_rsl_rl_cfg
 from isaaclab_tasks.utils import resolve_presets
 from rsl_rl.models import MLPModel
-from tensordict import TensorDict
 
 from go2_locomotion import pretrained
 from go2_locomotion.agents.fast_sac_cfg import FastSacAlgorithmCfg, Go2FlatFastSacRunnerCfg
@@ -38,11 +39,6 @@ GAUSSIAN = {"class_name": "GaussianDistribution", "init_std": 1.0}
 TEACHER = {"class_name": "MLPModel", "hidden_dims": [16, 16], "activation": "elu", "obs_normalization": False,
            "distribution_cfg": GAUSSIAN}  # fmt: skip
 """A PPO actor's config as RSL-RL gets it (``agent.teacher``)."""
-
-
-def _obs(values) -> TensorDict:
-    values = torch.as_tensor(values, dtype=torch.float32)
-    return TensorDict({"policy": values}, batch_size=[values.shape[0]])
 
 
 def _ppo_actor(bias, width=WIDTH) -> MLPModel:
@@ -77,17 +73,6 @@ def _learner(num_envs=16, **algorithm) -> FastSAC:
     }
     env = SimpleNamespace(num_actions=ACTIONS, num_envs=num_envs)
     return FastSAC.construct_algorithm(_obs(torch.zeros(num_envs, WIDTH)), env, cfg, "cpu")
-
-
-def _iteration(learner: FastSAC, generator: torch.Generator, steps=4, n=16) -> dict:
-    """One runner iteration on random observations: ``steps`` steps of ``n`` environments, then the update."""
-    with torch.inference_mode():
-        for _ in range(steps):
-            learner.act(_obs(torch.randn(n, WIDTH, generator=generator)))
-            rewards = torch.randn(n, generator=generator)
-            extras = {"time_outs": torch.zeros(n, dtype=torch.bool)}
-            learner.process_env_step(_obs(torch.randn(n, WIDTH, generator=generator)), rewards, torch.zeros(n), extras)
-    return learner.update()
 
 
 # -- actor_teacher_weight: TD3+BC ---------------------------------------------------------------------------------
@@ -262,7 +247,7 @@ def test_the_actor_learning_rate_rises_linearly_over_the_warmup():
         learner = _learner(actor_learning_rate=1e-3, actor_lr_warmup_steps=warmup, gradient_steps=1)
         generator = torch.Generator().manual_seed(1)
         before = [p.detach().clone() for p in learner.actor.parameters()]
-        _iteration(learner, generator)
+        iteration(learner, generator, WIDTH)
         after = [p.detach() for p in learner.actor.parameters()]
         moved = max(float((p - q).abs().max()) for p, q in zip(after, before, strict=True))
         assert moved == pytest.approx(2.5e-4 if warmup else 1e-3, rel=1e-3)
@@ -272,7 +257,7 @@ def test_the_actor_learning_rate_rises_linearly_over_the_warmup():
     generator = torch.Generator().manual_seed(1)
     seen = []
     for k in range(1, 7):
-        _iteration(learner, generator)
+        iteration(learner, generator, WIDTH)
         seen.append(learner.actor_optimizer.param_groups[0]["lr"])
         assert learner.learning_rate == seen[-1]
         if k == 2:  # a copy: the state dicts share the live tensors
@@ -280,7 +265,7 @@ def test_the_actor_learning_rate_rises_linearly_over_the_warmup():
     assert seen == pytest.approx([2.5e-4, 5e-4, 7.5e-4, 1e-3, 1e-3, 1e-3], rel=1e-12)
     resumed = _learner(actor_learning_rate=1e-3, actor_lr_warmup_steps=4, gradient_steps=1)
     resumed.load(saved, None, True)
-    _iteration(resumed, generator)
+    iteration(resumed, generator, WIDTH)
     assert resumed.actor_optimizer.param_groups[0]["lr"] == pytest.approx(7.5e-4, rel=1e-12)
 
 
@@ -363,9 +348,9 @@ def test_the_teacher_phase_sets_the_box_to_its_action_percentiles(tmp_path):
     settings = {"teacher_checkpoint": teacher, "teacher_iterations": 2, "teacher_action_noise_std": 0.5}
     learner = _learner(64, action_bounds="teacher_percentiles", **settings)
     generator = torch.Generator().manual_seed(0)
-    assert _iteration(learner, generator, n=64) == {}
+    assert iteration(learner, generator, WIDTH, n=64) == {}
     assert learner.actor.distribution.action_high.tolist() == [4.0, 4.0]  # +-action_scale until the phase ends
-    logs = _iteration(learner, generator, n=64)
+    logs = iteration(learner, generator, WIDTH, n=64)
     stored = learner.buffer.actions[:512].numpy()
     low, high = np.percentile(stored[:, 0], [2.5, 97.5])
     box = learner.actor.distribution
@@ -373,7 +358,7 @@ def test_the_teacher_phase_sets_the_box_to_its_action_percentiles(tmp_path):
     assert box.action_high.tolist() == pytest.approx([high, 4.05], abs=1e-5)
     assert low == pytest.approx(0.7 - 1.96 * 0.5, abs=0.15) and high == pytest.approx(0.7 + 1.96 * 0.5, abs=0.15)
     assert logs["action_bounds_width"] == pytest.approx((high - low + 0.1) / 2, abs=1e-5)
-    _iteration(learner, generator, n=64)
+    iteration(learner, generator, WIDTH, n=64)
     acted = learner.buffer.actions[512:768]
     assert (acted[:, 0] >= low - 1e-5).all() and (acted[:, 0] <= high + 1e-5).all()
     assert (acted[:, 1] >= 3.95 - 1e-5).all() and (acted[:, 1] <= 4.05 + 1e-5).all()

@@ -14,11 +14,12 @@ from types import SimpleNamespace
 
 import pytest
 import torch
+from fast_sac_fixtures import iteration
+from fast_sac_fixtures import obs as _obs
 from isaaclab_rl.rsl_rl import check_rsl_rl_version, handle_deprecated_rsl_rl_cfg
 from isaaclab_tasks.utils import resolve_presets
 from isaaclab_tasks.utils.parse_cfg import load_cfg_from_registry
 from rsl_rl.models import MLPModel
-from tensordict import TensorDict
 
 import go2_locomotion.tasks as tasks
 from go2_locomotion import pretrained
@@ -43,11 +44,6 @@ TEACHER = {
     "distribution_cfg": {"class_name": "GaussianDistribution", "init_std": 1.0},
 }
 """A PPO actor's config as RSL-RL gets it (``agent.teacher``)."""
-
-
-def _obs(values) -> TensorDict:
-    values = torch.as_tensor(values, dtype=torch.float32)
-    return TensorDict({"policy": values}, batch_size=[values.shape[0]])
 
 
 def _ppo_actor(width=WIDTH, hidden=(16, 16), bias=None) -> MLPModel:
@@ -110,18 +106,6 @@ def _learner(num_envs=16, **cfg) -> FastSAC:
     return FastSAC.construct_algorithm(_obs(torch.zeros(num_envs, WIDTH)), env, _cfg(**cfg), "cpu")
 
 
-def _iteration(learner: FastSAC, generator: torch.Generator, steps=4, n=16) -> dict:
-    """One runner iteration on random observations: ``steps`` steps of ``n`` environments collected, then the
-    update."""
-    with torch.inference_mode():
-        for _ in range(steps):
-            learner.act(_obs(torch.randn(n, WIDTH, generator=generator)))
-            rewards = torch.randn(n, generator=generator)
-            extras = {"time_outs": torch.zeros(n, dtype=torch.bool)}
-            learner.process_env_step(_obs(torch.randn(n, WIDTH, generator=generator)), rewards, torch.zeros(n), extras)
-    return learner.update()
-
-
 def _parameters(module) -> list[torch.Tensor]:
     return [p.detach().clone() for p in module.parameters()]
 
@@ -141,13 +125,13 @@ def test_while_the_teacher_acts_the_replay_holds_its_clamped_mean_and_nothing_le
     learner = _learner(**teacher)
     actor, critic = _parameters(learner.actor), _parameters(learner.critic)
     generator = torch.Generator().manual_seed(0)
-    assert _iteration(learner, generator) == {} and _iteration(learner, generator) == {}
+    assert iteration(learner, generator, WIDTH) == {} and iteration(learner, generator, WIDTH) == {}
     assert learner.buffer.size == 2 * 4 * 16  # two iterations of 4 steps x 16 environments, above learning_starts
     expected = torch.tensor([0.7, 4.0]).expand(128, 2)
     assert torch.equal(learner.buffer.actions[:128], expected)
     assert _same(actor, _parameters(learner.actor)) and _same(critic, _parameters(learner.critic))
     assert learner.updates == 0 and not learner.teaching
-    losses = _iteration(learner, generator)  # the actor acts now, and learns
+    losses = iteration(learner, generator, WIDTH)  # the actor acts now, and learns
     assert "critic" in losses and learner.updates == 2
     assert not torch.equal(learner.buffer.actions[128:192], expected[:64])
 
@@ -173,7 +157,7 @@ def test_a_trained_teacher_s_actions_reach_the_replay_through_its_network(tmp_pa
     teacher = _ppo_actor()
     path = _save_teacher(tmp_path / "teacher.pt", teacher)
     learner = _learner(teacher_checkpoint=str(path), teacher_iterations=1, teacher_action_noise_std=0.0)
-    _iteration(learner, torch.Generator().manual_seed(1))
+    iteration(learner, torch.Generator().manual_seed(1), WIDTH)
     stored = learner.buffer.size
     with torch.no_grad():
         expected = teacher(_obs(learner.buffer.obs["policy"][:stored])).clamp(-SCALE, SCALE)
@@ -198,8 +182,8 @@ def _cloning(tmp_path, noise=0.0, **rates) -> tuple[float, float, dict, FastSAC,
             return float(((learner.actor(held_out) - teacher(held_out)) ** 2).mean())
 
     before, critic = error(), _parameters(learner.critic)
-    assert _iteration(learner, generator, 8, 64) == {} and _iteration(learner, generator, 8, 64) == {}
-    losses = _iteration(learner, generator, 8, 64)
+    assert iteration(learner, generator, WIDTH, 8, 64) == {} and iteration(learner, generator, WIDTH, 8, 64) == {}
+    losses = iteration(learner, generator, WIDTH, 8, 64)
     return before, error(), losses, learner, critic
 
 
@@ -256,7 +240,7 @@ def test_without_a_teacher_the_learner_is_bit_for_bit_what_it_was(tmp_path):
         torch.manual_seed(5)
         learner = _learner(**cfg)
         generator = torch.Generator().manual_seed(6)
-        losses = [_iteration(learner, generator) for _ in range(3)]
+        losses = [iteration(learner, generator, WIDTH) for _ in range(3)]
         assert learner.teacher is None and "critic" in losses[-1]
         runs.append((learner.buffer, _parameters(learner.actor), _parameters(learner.critic), losses))
     (buffer, actor, critic, losses), *others = runs
@@ -277,20 +261,24 @@ def test_after_the_teacher_the_warmup_trains_the_critics_while_the_cloned_actor_
     settings = {"teacher_checkpoint": str(path), "teacher_iterations": 2, "teacher_action_noise_std": 0.0}
     learner = _learner(behavior_cloning_steps=50, critic_warmup_iterations=2, **settings)
     generator = torch.Generator().manual_seed(0)
-    _iteration(learner, generator)
-    assert set(_iteration(learner, generator)) == {"behavior_cloning_first", "behavior_cloning", "behavior_cloning_std"}
+    iteration(learner, generator, WIDTH)
+    assert set(iteration(learner, generator, WIDTH)) == {
+        "behavior_cloning_first",
+        "behavior_cloning",
+        "behavior_cloning_std",
+    }
     cloned, log_alpha = _parameters(learner.actor), learner.log_alpha.detach().clone()
     for n in (1, 2):
         critic = _parameters(learner.critic)
         assert learner.holds_actor
-        losses = _iteration(learner, generator)
+        losses = iteration(learner, generator, WIDTH)
         assert learner.updates == 2 * n and losses["actor"] == 0.0 and losses["alpha"] == 0.0
         assert not _same(critic, _parameters(learner.critic))
         assert _same(cloned, _parameters(learner.actor)) and torch.equal(learner.log_alpha, log_alpha)
     stored = learner.buffer.actions[2 * 64 : 4 * 64]  # the warm-up's transitions: the actor's samples
     assert not torch.isclose(stored, torch.tensor([0.7, 4.0])).all(-1).any()
     assert not learner.holds_actor
-    _iteration(learner, generator)
+    iteration(learner, generator, WIDTH)
     assert not _same(cloned, _parameters(learner.actor)) and not torch.equal(learner.log_alpha, log_alpha)
 
 
@@ -300,9 +288,9 @@ def test_without_a_teacher_the_warmup_holds_the_actor_for_the_first_iterations_a
     learner = _learner(critic_warmup_iterations=1)
     generator = torch.Generator().manual_seed(0)
     actor = _parameters(learner.actor)
-    losses = _iteration(learner, generator)
+    losses = iteration(learner, generator, WIDTH)
     assert learner.updates == 2 and losses["critic"] > 0 and _same(actor, _parameters(learner.actor))
-    _iteration(learner, generator)
+    iteration(learner, generator, WIDTH)
     assert not _same(actor, _parameters(learner.actor))
     resumed = _learner(critic_warmup_iterations=1)
     assert resumed.holds_actor
