@@ -5,6 +5,7 @@ tiles 8 m, episodes 20 s."""
 
 from __future__ import annotations
 
+import math
 from types import SimpleNamespace
 
 import pytest
@@ -150,3 +151,27 @@ def test_presets_frontier_selects_it_on_the_terrain_tasks_and_isaac_labs_rule_st
     assert curriculum("presets=cpu,stairs20,frontier").func is FrontierTerrainLevels
     with pytest.raises(ValueError, match="Unknown preset.*frontier"):  # Go2-Flat has no terrain curriculum
         resolve_task_config("Go2-Flat", None, overrides=["presets=frontier"])
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "domain"),
+    [
+        ("frontier_share", 1.5, "a finite number in [0, 1]"),
+        ("frontier_share", math.nan, "a finite number in [0, 1]"),
+        ("floor", -0.1, "a finite number >= 0"),
+        ("memory", 0, "a positive integer"),
+        ("min_trials", 2.5, "a positive integer"),
+    ],
+)
+def test_the_preflight_names_an_unusable_setting(key, value, domain):
+    from isaaclab_tasks.utils import resolve_task_config
+
+    from go2_locomotion.agents.rsl_rl_ppo_cfg import Go2RoughPPORunnerCfg
+    from go2_locomotion.training.preflight import validate
+
+    env = resolve_task_config("Go2-Rough", None, overrides=["presets=cpu,stairs20,frontier"])[0]
+    env.sim.device = "cpu"
+    assert validate(env, Go2RoughPPORunnerCfg()) == []  # the preset's own settings
+    env.curriculum.terrain_levels.params[key] = value
+    path = f"env.curriculum.terrain_levels.params.{key}"
+    assert validate(env, Go2RoughPPORunnerCfg()) == [f"{path} must be {domain}, got {value!r}"]

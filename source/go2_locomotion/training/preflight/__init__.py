@@ -78,11 +78,33 @@ def validate(env_cfg, agent_cfg) -> list[str]:
 
         check.problems += config_problems(scanner)
 
+    _check_frontier_curriculum(check)
     device_problem = check_device(check.value("env.sim.device"))
     if device_problem:
         check.problems.append(f"env.sim.device {device_problem}")
     _check_observation_groups(check, env_cfg)
     return check.problems
+
+
+FRONTIER_PARAMS = "env.curriculum.terrain_levels.params"
+"""Where ``presets=frontier``'s settings live (:class:`~go2_locomotion.tasks.mdp.FrontierTerrainLevels`)."""
+
+
+def _check_frontier_curriculum(check: Checker) -> None:
+    """The frontier curriculum's settings, when the task runs it (``presets=frontier``); each one given is checked
+    (Isaac Lab fills a missing one with the term's default)."""
+    term = check.value("env.curriculum.terrain_levels")
+    if getattr(getattr(term, "func", None), "__name__", None) != "FrontierTerrainLevels":
+        return
+    params = term.params or {}
+    finite = math.isfinite
+    if "frontier_share" in params:
+        check.real(f"{FRONTIER_PARAMS}.frontier_share", "a finite number in [0, 1]", lambda x: 0 <= x <= 1)
+    if "floor" in params:
+        check.real(f"{FRONTIER_PARAMS}.floor", "a finite number >= 0", lambda x: finite(x) and x >= 0)
+    for key in ("memory", "min_trials"):
+        if key in params:
+            check.positive_int(f"{FRONTIER_PARAMS}.{key}")
 
 
 def _check_observation_groups(check: Checker, env_cfg) -> None:
