@@ -192,7 +192,7 @@ def test_the_critics_see_the_total_action_and_its_density(tmp_path):
     obs = _obs(torch.randn(8, WIDTH, generator=torch.Generator().manual_seed(1)))
     torch.manual_seed(3)
     with torch.no_grad():
-        actions, log_prob = learner._sample_policy(obs)
+        actions, log_prob = learner.sample_policy(obs)
     torch.manual_seed(3)
     with torch.no_grad():
         learner.actor.distribution.update(learner.actor.mlp(learner.actor.get_latent(obs)))

@@ -210,7 +210,7 @@ class FastSAC:
     def alpha(self) -> float:
         return float(self.log_alpha.detach().exp())
 
-    def _sample_policy(self, obs: TensorDict, base: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+    def sample_policy(self, obs: TensorDict, base: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
         """A reparameterised executed action and its log-density; of a residual actor, on the teacher's action
         (``base``, :meth:`_on_teacher`), with the density of the scaled correction."""
         latent = self.actor.get_latent(obs)
@@ -349,7 +349,7 @@ class FastSAC:
         the target critics at the next state and a fresh policy action. Scalar critics: values ``[B]``,
         ``r + g^m (1 - d) (Q' - alpha log pi)``. Distributional critics: distributions ``[B, num_atoms]``, the
         target critic's atoms moved to ``r + g^m (1 - d) (z - alpha log pi)`` and projected back onto the support."""
-        next_actions, next_log_prob = self._sample_policy(batch["next_obs"])
+        next_actions, next_log_prob = self.sample_policy(batch["next_obs"])
         bootstrap = batch["discount"] * (1.0 - batch["terminated"])
         if not self.critic.distributional:
             q1_next, q2_next = self.target_critic(batch["next_obs"], next_actions)
@@ -389,13 +389,13 @@ class FastSAC:
         if self.residual_on_teacher or self.actor_teacher_weight > 0:
             with torch.no_grad():
                 base = self.teacher_actions(obs, 0.0)
-        actions, log_prob = self._sample_policy(obs, base)
+        actions, log_prob = self.sample_policy(obs, base)
         q1_pi, q2_pi = self.critic(obs, actions)
         q = self.critic_rule.actor_value(q1_pi, q2_pi)
         loss = (alpha * log_prob - q).mean()
         if not self.actor_teacher_weight > 0:
             return loss, log_prob, {}
-        deterministic = self.actor.distribution.mean  # of the distribution _sample_policy set at these states
+        deterministic = self.actor.distribution.mean  # of the distribution sample_policy set at these states
         if self.residual_on_teacher:
             deterministic = self._on_teacher(obs, deterministic, base)
         distance = nn.functional.mse_loss(deterministic, base)
