@@ -14,6 +14,7 @@ import torch
 import yaml
 from usage_errors import expect_usage_error
 
+from go2_locomotion import run_params
 from go2_locomotion.compat import private_api
 from go2_locomotion.export import manifest as manifest_module
 from go2_locomotion.playback import play as play_module
@@ -93,8 +94,7 @@ def test_train_rough(rough_run):
     _check_run_folder(rough_run, iterations=1)
     # the frontier curriculum's memory went into the checkpoint: 2 levels x the sub-terrains of the 3 columns
     infos = torch.load(rough_run / "model_0.pt", weights_only=True)["infos"]
-    generator = yaml.safe_load((rough_run / "params" / "env.yaml").read_text())["scene"]["terrain"]["terrain_generator"]
-    kinds = len(dict.fromkeys(column_terrains(generator)))
+    kinds = len(dict.fromkeys(column_terrains(run_params.trained_terrain(rough_run))))
     memory = infos["terrain_frontier"]
     assert tuple(memory["trials"].shape) == tuple(memory["success"].shape) == (2, kinds)
     assert ((memory["success"] >= 0) & (memory["success"] <= 1)).all() and (memory["trials"] >= 0).all()
