@@ -6,10 +6,11 @@ tiles 8 m, episodes 20 s."""
 from __future__ import annotations
 
 import math
-from types import SimpleNamespace
+from types import MethodType, SimpleNamespace
 
 import pytest
 import torch
+from isaaclab.terrains import TerrainImporter
 
 from go2_locomotion.tasks.mdp import FrontierTerrainLevels
 from go2_locomotion.tasks.velocity_env_cfg import GO2_STAIRS20_TERRAINS
@@ -37,6 +38,7 @@ def _env(levels: list[int], columns: list[int], walked: list[float], command: fl
         max_terrain_level=10,
     )
     terrain.env_origins = origins[terrain.terrain_levels, terrain.terrain_types].clone()
+    terrain.update_env_origins = MethodType(TerrainImporter.update_env_origins, terrain)  # Isaac Lab's step
     position = terrain.env_origins.clone()
     position[:, 0] += torch.tensor(walked)
     robot = SimpleNamespace(data=SimpleNamespace(root_pos_w=SimpleNamespace(torch=position)))

@@ -73,15 +73,15 @@ class FrontierTerrainLevels(ManagerTermBase):
         # episodes that ran (not the start-up reset) and were decided feed the memory
         decided = (up | down) & (env.episode_length_buf[ids] > 0)
         self.remember(levels[decided], kinds[decided], up[decided].float(), memory)
-        # next level: Isaac Lab's step, or a frontier draw for a share and for those who cleared the top
-        step = levels + up.long() - down.long()
-        top = step >= terrain.max_terrain_level
-        draw = top | (torch.rand(ids.numel(), device=env.device) < frontier_share)
+        # next level: Isaac Lab's step (a top clearer to a random level), then a frontier draw for a share of the
+        # robots and for every top clearer, where their sub-terrain has a memory
+        top = levels + up.long() >= terrain.max_terrain_level
+        terrain.update_env_origins(ids, up, down)
         drawn = self.draw(kinds, min_trials, floor)
-        fallback = torch.where(top, torch.randint_like(step, terrain.max_terrain_level), step)  # Isaac Lab's
-        step = torch.where(draw & (drawn >= 0), drawn, fallback).clamp(min=0)
-        terrain.terrain_levels[ids] = step
-        terrain.env_origins[ids] = terrain.terrain_origins[step, terrain.terrain_types[ids]]
+        chosen = (top | (torch.rand(ids.numel(), device=env.device) < frontier_share)) & (drawn >= 0)
+        moved, level = ids[chosen], drawn[chosen]
+        terrain.terrain_levels[moved] = level
+        terrain.env_origins[moved] = terrain.terrain_origins[level, terrain.terrain_types[moved]]
         return terrain.terrain_levels.float().mean()
 
     def remember(self, levels: torch.Tensor, kinds: torch.Tensor, outcomes: torch.Tensor, memory: int) -> None:
