@@ -3,6 +3,7 @@ the weights carried, checkpoint selection by agent) and the refusals a FastSAC u
 exit code 2, nothing written."""
 
 import json
+import math
 import shutil
 import subprocess
 import sys
@@ -10,6 +11,7 @@ from pathlib import Path
 
 import pytest
 import torch
+import yaml
 from usage_errors import expect_usage_error
 
 from go2_locomotion.playback import play as play_module
@@ -21,9 +23,23 @@ AGENT = ["--agent", "fast_sac_cfg_entry_point"]
 # reach the buffer in an attempt's first iteration: every iteration's collection reaches learning_starts
 SMALL = ["agent.algorithm.learning_starts=56", "agent.algorithm.batch_size=32", "agent.algorithm.gradient_steps=3"]
 SMALL += ["agent.algorithm.n_step=2"]
-# a distributional critic: play, evaluation and export of the run load its policy without this override
-SMALL += ["agent.critic.num_atoms=11"]
+# a distributional critic, and the actor's box at the Go2's joint limits: play, evaluation and export of the run load
+# its policy without these overrides
+SMALL += ["agent.critic.num_atoms=11", "agent.algorithm.action_bounds=joint_limits"]
+# the rewards for an off-policy learner from scratch: the penalty curriculum's factor travels in the checkpoint
+SMALL += ["presets=sac_rewards"]
+GO2_BOX = {"L_hip": (-4.59, 3.79), "R_hip": (-3.79, 4.59), "F_thigh": (-9.48, 10.76), "R_thigh": (-6.09, 14.15),
+           "calf": (-4.89, 2.65)}  # fmt: skip
+"""The joint-limit box by hand [action units]: (range - standing pose) / 0.25 from the Go2's joint ranges (hip +-1.0472,
+front thigh -1.5708..3.4907, rear thigh -0.5236..4.5379, calf -2.7227..-0.83776 rad) and standing pose (hips +-0.1,
+thighs 0.8 front / 1.0 rear, calves -1.5 rad)."""
 FLAT = ["--task", "Go2-Flat", "--num_envs", "8", "--device", "cpu", "--headless", *AGENT]
+
+
+def _box_kind(joint: str) -> str:
+    """``FR_hip_joint`` -> ``R_hip`` (hips by side), ``RL_thigh_joint`` -> ``R_thigh`` (thighs by end), calves alike."""
+    leg, part = joint.split("_")[:2]
+    return {"hip": f"{leg[1]}_hip", "thigh": f"{leg[0]}_thigh"}.get(part, "calf")
 
 
 def run_script(script: str, *args: str, cwd: Path) -> subprocess.CompletedProcess:
@@ -70,6 +86,13 @@ def test_resume_auto_carries_the_learner_state(sac_run):
     # iteration takes its 3 gradient steps, the resumed one too (on its refilled buffer)
     assert after_first["updates"] == 6 and final["updates"] == 9
     assert set(final) >= {"actor_state_dict", "critic_state_dict", "target_critic_state_dict", "log_alpha"}
+    # presets=sac_rewards: the penalty factor starts at 0.1 and moves x 1.002 per episode ending late (RSL-RL starts
+    # the episodes at random lengths, so time-outs come within the 24 steps), x 0.998 per early one: 0.1 x 1.002^k
+    # for a whole k, saved in every checkpoint and restored on the resume
+    assert "curriculum terms restored from the checkpoint: penalties" in second
+    factors = [float(c["infos"]["curriculum_terms"]["penalties"]) for c in (after_first, final)]
+    steps = [math.log(f / 0.1) / math.log(1.002) for f in factors]
+    assert all(abs(k - round(k)) < 1e-2 and -24 <= k <= 24 for k in steps), factors
 
 
 def test_latest_finds_the_agent_s_own_runs(sac_run, workdir):
@@ -78,6 +101,11 @@ def test_latest_finds_the_agent_s_own_runs(sac_run, workdir):
     run = sac_run[0]
     assert f"loading {run / 'model_2.pt'}" in result.stdout
     assert (run / "exported" / "policy.onnx").is_file() and (run / "exported" / "deploy.yaml").is_file()
+    # the box was read from the live robot, in the action term's joint order (the bundle's)
+    names = yaml.safe_load((run / "exported" / "deploy.yaml").read_text())["joints"]["names"]
+    actor = torch.load(run / "model_2.pt", weights_only=False)["actor_state_dict"]
+    box = list(zip(actor["distribution.action_low"].tolist(), actor["distribution.action_high"].tolist(), strict=True))
+    assert len(box) == 12 and box == [pytest.approx(GO2_BOX[_box_kind(name)], abs=0.01) for name in names]
 
 
 def test_refusals(sac_run, tmp_path, capsys, monkeypatch):

@@ -30,6 +30,7 @@ from go2_locomotion.dotted import assign
 from go2_locomotion.errors import UsageError
 from go2_locomotion.fast_sac import FastSAC, SquashedGaussianDistribution, TwinQCritic
 from go2_locomotion.fast_sac.algorithm import percentiles
+from go2_locomotion.fast_sac.bounds import joint_limit_box
 from go2_locomotion.tasks.flat_env_cfg import Go2FlatEnvCfg
 from go2_locomotion.training.checkpoints import check_compatible
 from go2_locomotion.training.preflight import validate
@@ -71,8 +72,22 @@ def _learner(num_envs=16, **algorithm) -> FastSAC:
         "algorithm": alg,
         "teacher": dict(TEACHER),
     }
-    env = SimpleNamespace(num_actions=ACTIONS, num_envs=num_envs)
+    env = SimpleNamespace(num_actions=ACTIONS, num_envs=num_envs, unwrapped=_robot_env())
     return FastSAC.construct_algorithm(_obs(torch.zeros(num_envs, WIDTH)), env, cfg, "cpu")
+
+
+def _robot_env(scale=(0.5, -0.25), offset=(-2.0, 0.2)):
+    """Isaac Lab's environment as the joint-limit box reads it: a robot with joints a [-1, 1], b [0, 2], c [-3, -1]
+    rad (articulation order) and one joint action term driving c then a with per-joint ``scale`` and ``offset``
+    (``[N, A]`` tensors, as a term resolves them)."""
+    limits = torch.tensor([[[-1.0, 1.0], [0.0, 2.0], [-3.0, -1.0]]]).expand(4, 3, 2)
+    robot = SimpleNamespace(joint_names=["a", "b", "c"], data=SimpleNamespace(joint_pos_limits=SimpleNamespace()))
+    robot.data.joint_pos_limits.torch = limits
+    resolved = {"_joint_names": ["c", "a"], "_clip": None, "_scale": torch.tensor([scale]).expand(4, 2),
+                "_offset": torch.tensor([offset]).expand(4, 2)}  # fmt: skip
+    term = SimpleNamespace(cfg=SimpleNamespace(asset_name="robot"), **resolved)
+    manager = SimpleNamespace(active_terms=["joint_pos"], get_term={"joint_pos": term}.__getitem__)
+    return SimpleNamespace(action_manager=manager, scene={"robot": robot})
 
 
 # -- actor_teacher_weight: TD3+BC ---------------------------------------------------------------------------------
@@ -324,19 +339,49 @@ def test_the_box_travels_in_the_actor_s_state_and_old_checkpoints_keep_the_scale
     assert not fresh.actor.distribution.has_box and float(fresh.actor.distribution.action_scale) == SCALE
 
 
-def test_a_trained_box_plays_only_where_the_config_names_it(tmp_path):
-    """Play rebuilds the actor from the config: with ``action_bounds=teacher_percentiles`` it carries the box's keys
-    (+-4 until loaded) and takes the trained box; with the default it refuses the checkpoint as not fitting."""
+@pytest.mark.parametrize("played_with", ["teacher_percentiles", "scale"])
+def test_a_trained_box_plays_whatever_the_config_names(tmp_path, played_with):
+    """Play rebuilds the actor from the config and takes the trained box from the checkpoint: with
+    ``action_bounds=teacher_percentiles`` the actor carries the box's keys (+-4 until loaded), with the default it has
+    none and gains them as it loads. An actor configured with a box refuses a checkpoint trained without one (it
+    would act in a box its training never had)."""
     trained = _learner(action_bounds="teacher_percentiles")
     trained.actor.distribution.set_box(torch.tensor([-1.0, 0.5]), torch.tensor([2.0, 3.5]))
     saved, path = {**trained.save(), "iter": 0}, tmp_path / "model_0.pt"
-    player = _learner(action_bounds="teacher_percentiles")
-    assert player.actor.distribution.action_low.tolist() == [-4.0, -4.0]
+    player = _learner(action_bounds=played_with)
+    assert player.actor.distribution.has_box == (played_with != "scale")
     check_compatible(saved, path, player.actor, "Go2-Flat")
     player.load({"actor_state_dict": saved["actor_state_dict"]}, {"actor": True}, True)
     assert player.actor.distribution.action_high.tolist() == [2.0, 3.5]
+    plain = {**_learner().save(), "iter": 0}
     with pytest.raises(UsageError, match="does not fit task 'Go2-Flat'"):
-        check_compatible(saved, path, _learner().actor, "Go2-Flat")
+        check_compatible(plain, path, _learner(action_bounds="teacher_percentiles").actor, "Go2-Flat")
+
+
+def test_the_joint_limit_box_worked_by_hand():
+    """Action 0 drives c: ([-3, -1] - (-2)) / 0.5 = [-2, 2]; action 1 drives a with a negative scale: ([-1, 1] - 0.2) /
+    -0.25 = [4.8, -3.2], ends swapped to [-3.2, 4.8]. A number as scale or offset applies to every joint."""
+    low, high = joint_limit_box(_robot_env())
+    assert low.tolist() == pytest.approx([-2.0, -3.2]) and high.tolist() == pytest.approx([2.0, 4.8])
+    env = _robot_env()
+    term = env.action_manager.get_term("joint_pos")
+    term.__dict__.update({"_scale": 0.25, "_offset": 0.0})
+    low, high = joint_limit_box(env)
+    assert low.tolist() == pytest.approx([-12.0, -4.0]) and high.tolist() == pytest.approx([-4.0, 4.0])
+    with pytest.raises(ValueError, match="nonzero action scale"):
+        joint_limit_box(_robot_env(scale=(0.5, 0.0)))
+
+
+def test_the_learner_acts_inside_the_robot_s_joint_limits():
+    """``action_bounds=joint_limits``: the actor built by the runner maps its squash onto the joint-limit box from the
+    first step (no teacher needed), and its deterministic action at a huge pre-squash mean is the box's top."""
+    learner = _learner(action_bounds="joint_limits")
+    distribution = learner.actor.distribution
+    assert distribution.action_low.tolist() == pytest.approx([-2.0, -3.2])
+    assert distribution.action_high.tolist() == pytest.approx([2.0, 4.8])
+    top = distribution.deterministic_output(torch.tensor([[[50.0, 50.0], [0.0, 0.0]]]))
+    assert top[0].tolist() == pytest.approx([2.0, 4.8])
+    assert not _learner().actor.distribution.has_box
 
 
 def test_the_teacher_phase_sets_the_box_to_its_action_percentiles(tmp_path):
@@ -383,7 +428,10 @@ BAD = [
     *[("actor_teacher_weight", v, "a finite number >= 0 (0: off)") for v in (-0.5, math.nan, math.inf, True, "1")],
     *[("residual_on_teacher", v, "True or False") for v in (1, "yes", None)],
     *[("actor_lr_warmup_steps", v, "an integer >= 0 (0: no warm-up)") for v in (-1, 2.5, math.nan, True, "100")],
-    *[("action_bounds", v, "one of ['scale', 'teacher_percentiles']") for v in ("joint_limits", "", None, 4.0)],
+    *[
+        ("action_bounds", v, "one of ['scale', 'teacher_percentiles', 'joint_limits']")
+        for v in ("limits", "", None, 4.0)
+    ],
 ]
 
 
@@ -401,9 +449,10 @@ def test_guards_that_need_a_teacher_or_exclude_each_other_are_named():
         f"{A}.residual_on_teacher needs a teacher ({A}.teacher_checkpoint), got True",
     ]
     assert _problems(action_bounds="teacher_percentiles") == [
-        f"{A}.action_bounds must be 'scale' without a teacher phase ({A}.teacher_iterations 0; 'teacher_percentiles' "
-        "fits the teacher's actions), got 'teacher_percentiles'"
+        f"{A}.action_bounds must be 'scale' or 'joint_limits' without a teacher phase ({A}.teacher_iterations 0; "
+        "'teacher_percentiles' fits the teacher's actions), got 'teacher_percentiles'"
     ]
+    assert _problems(action_bounds="joint_limits") == []  # the robot's limits need no teacher
     teacher = str(pretrained.checkpoint("Go2-Flat"))
     phase = {"teacher_checkpoint": teacher, "teacher_iterations": 125, "residual_on_teacher": True}
     assert _problems(behavior_cloning_steps=2000, action_bounds="teacher_percentiles", **phase) == [
@@ -411,6 +460,10 @@ def test_guards_that_need_a_teacher_or_exclude_each_other_are_named():
         "got 2000",
         f"{A}.action_bounds must be 'scale' with residual_on_teacher (residual_scale bounds the correction), got "
         "'teacher_percentiles'",
+    ]
+    assert _problems(action_bounds="joint_limits", **phase) == [
+        f"{A}.action_bounds must be 'scale' with residual_on_teacher (residual_scale bounds the correction), got "
+        "'joint_limits'",
     ]
 
 

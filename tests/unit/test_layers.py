@@ -43,7 +43,7 @@ LIBRARIES = {
     "compat": {"base"},
     "assets": {"compat", "base"},
     "evaluation": {"base"},
-    "learners": {"base"},
+    "learners": {"compat", "base"},
     "robot": {"base"},
     "tasks": {"assets", "compat", "base"},
     "mujoco": {"robot", "evaluation", "tasks", "assets", "base"},

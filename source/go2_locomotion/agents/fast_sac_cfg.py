@@ -173,15 +173,18 @@ class FastSacAlgorithmCfg:
     gait broke within the first actor iterations). Counted from Adam's own step count, so a resume continues it."""
     action_bounds: str = "scale"
     """The box the squash maps the actor's actions onto (a name, no units): ``"scale"`` (``+-action_scale`` on
-    every joint, as before) or ``"teacher_percentiles"``: per joint, the 2.5 % and 97.5 % percentiles of the actions
-    stored in the replay during the teacher's phase (its mean plus noise), fitted when the phase ends (before
-    behaviour cloning) and saved with the actor; play, evaluation and export then need
-    ``agent.algorithm.action_bounds=teacher_percentiles``, so that the played actor carries the box's buffers. A
-    joint's box is at least 0.1 action units wide (widened about its centre). Why: a +-4 box is far wider than a
-    gait's joint offsets, so the actor's noise and its critics' errors reach actions no transition holds; A. Raffin,
-    "Getting SAC to Work on a Massive Parallel Simulator" (2025), bounds SAC's actions by the range a PPO policy
-    uses. Needs ``teacher_iterations`` > 0. ``"joint_limits"`` (the robot's limits in action units) is not offered: the
-    joint action term's resolved scale, offset and joint order are private to Isaac Lab."""
+    every joint, as before); ``"joint_limits"``: per joint, the robot's position limits in action units,
+    ``(limit - standing pose) / 0.25``, read from the environment when the actor is built (ETH's RSL-RL SAC bounds
+    its actions by the joint limits); or ``"teacher_percentiles"``: per joint, the 2.5 % and 97.5 % percentiles of
+    the actions stored in the replay during the teacher's phase (its mean plus noise), fitted when the phase ends
+    (before behaviour cloning), at least 0.1 action units wide (widened about its centre). Either box is saved with
+    the actor: play, evaluation and export take it from the checkpoint whatever this setting says. Why: a +-4 box is
+    far wider than a gait's joint offsets, so the actor's noise and its critics' errors reach actions no transition
+    holds; A. Raffin, "Getting SAC to Work on a Massive Parallel Simulator" (2025), bounds SAC's actions by the range
+    a PPO policy uses. ``"teacher_percentiles"`` needs ``teacher_iterations`` > 0; neither box goes with
+    ``residual_on_teacher``. The Go2's joint-limit box, from ``assets/go2_description.py``'s ranges and the standing
+    pose: left hips [-4.59, 3.79] (right mirrored), front thighs [-9.48, 10.76], rear thighs [-6.09, 14.15], calves
+    [-4.89, 2.65]: wider than +-4 where a joint reaches far, narrower where it cannot."""
 
 
 @configclass

@@ -18,12 +18,14 @@ from rsl_rl.utils import resolve_class, resolve_obs_groups
 from tensordict import TensorDict
 
 from ..errors import UsageError
+from .bounds import joint_limit_box
 from .critics import CRITIC_RULES, TwinQCritic, categorical_projection
 from .replay import NStepWindow, ReplayBuffer
 from .teacher import build_teacher
 
-ACTION_BOUNDS = ("scale", "teacher_percentiles")
-"""``algorithm.action_bounds``: ``+-action_scale``, or per joint the teacher phase's action percentiles."""
+ACTION_BOUNDS = ("scale", "teacher_percentiles", "joint_limits")
+"""``algorithm.action_bounds``: ``+-action_scale``, per joint the teacher phase's action percentiles, or per joint the
+robot's position limits in action units (:func:`.bounds.joint_limit_box`)."""
 PERCENTILES = (0.025, 0.975)
 """The fractions of the teacher's stored actions below a joint's box and below its top (``teacher_percentiles``)."""
 MIN_BOX_WIDTH = 0.1
@@ -469,12 +471,15 @@ class FastSAC:
         """Build the actor (RSL-RL's ``MLPModel`` with :class:`SquashedGaussianDistribution`), the twin critics
         and the learner from the runner config dict, as RSL-RL's PPO does from its own; with ``teacher_iterations``
         > 0, ``actor_teacher_weight`` > 0 or ``residual_on_teacher`` also the teacher (``agent.teacher`` with
-        ``teacher_checkpoint``'s actor, :func:`.teacher.build_teacher`), which reads the actor's observation groups."""
+        ``teacher_checkpoint``'s actor, :func:`.teacher.build_teacher`), which reads the actor's observation groups.
+        With ``action_bounds`` ``"joint_limits"`` the actor's box is the robot's joint limits read from ``env``."""
         alg_class, alg_cfg = resolve_class(cfg["algorithm"])
         actor_class, actor_cfg = resolve_class(cfg["actor"])
         critic_class, critic_cfg = resolve_class(cfg["critic"])
         cfg["obs_groups"] = resolve_obs_groups(obs, cfg["obs_groups"], ["actor", "critic"])
         actor = actor_class(obs, cfg["obs_groups"], "actor", env.num_actions, **actor_cfg).to(device)
+        if alg_cfg.get("action_bounds") == "joint_limits":  # known from the robot before any step: set once, here
+            actor.distribution.set_box(*(end.to(device) for end in joint_limit_box(env.unwrapped)))
         critic = critic_class(obs, cfg["obs_groups"], "critic", env.num_actions, **critic_cfg).to(device)
         teacher, uses = None, _teacher_uses(alg_cfg)
         if uses:

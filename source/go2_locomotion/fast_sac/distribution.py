@@ -12,8 +12,9 @@ import torch.nn as nn
 from rsl_rl.modules.distribution import HeteroscedasticGaussianDistribution
 
 _LOG2 = math.log(2.0)
-_BOX = ("action_low", "action_high")
-"""The buffers of a per-joint box (:meth:`SquashedGaussianDistribution.set_box`)."""
+BOX_BUFFERS = ("action_low", "action_high")
+"""The buffers of a per-joint box (:meth:`SquashedGaussianDistribution.set_box`): a checkpoint carries them, and an
+actor built without a box takes them when it loads (play needs no ``action_bounds`` setting)."""
 
 
 class SquashedGaussianDistribution(HeteroscedasticGaussianDistribution):
@@ -48,7 +49,7 @@ class SquashedGaussianDistribution(HeteroscedasticGaussianDistribution):
     def set_box(self, low: torch.Tensor, high: torch.Tensor) -> None:
         """Map the squash onto the per-joint box ``[low, high]`` ``[A]`` from now on; the box is saved with the
         actor (buffers ``action_low``, ``action_high``: a checkpoint without them keeps ``+-action_scale``)."""
-        for name, value in zip(_BOX, (low, high), strict=True):
+        for name, value in zip(BOX_BUFFERS, (low, high), strict=True):
             value = torch.as_tensor(value, dtype=self.action_scale.dtype, device=self.action_scale.device)
             self.register_buffer(name, value.detach().clone().reshape(self.output_dim))
 
@@ -77,8 +78,8 @@ class SquashedGaussianDistribution(HeteroscedasticGaussianDistribution):
 
     def _load_from_state_dict(self, state_dict, prefix, *args, **kwargs) -> None:
         # a checkpoint trained with a box carries it: load it into an actor built without one (a resume, a test)
-        if not self.has_box and all(prefix + name in state_dict for name in _BOX):
-            self.set_box(state_dict[prefix + _BOX[0]], state_dict[prefix + _BOX[1]])
+        if not self.has_box and all(prefix + name in state_dict for name in BOX_BUFFERS):
+            self.set_box(state_dict[prefix + BOX_BUFFERS[0]], state_dict[prefix + BOX_BUFFERS[1]])
         super()._load_from_state_dict(state_dict, prefix, *args, **kwargs)
 
     # -- sampling and densities --------------------------------------------------------------------------------

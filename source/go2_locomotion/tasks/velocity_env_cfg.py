@@ -409,6 +409,16 @@ as Go2-Rough-Blind's)."""
 FRONTIER = "frontier"
 """Preset name of the frontier terrain curriculum (:class:`CurriculumCfg`)."""
 
+SAC_REWARDS = "sac_rewards"
+"""Preset name of the rewards for an off-policy learner from scratch (``presets=sac_rewards``, holosoma's FastSAC
+settings): an alive bonus (:attr:`RewardsCfg.alive`) and the regularisation penalties scaled by a curriculum on the
+episode lengths (:attr:`CurriculumCfg.penalties`)."""
+
+SAC_PENALTY_TERMS = ("lin_vel_z_l2", "ang_vel_xy_l2", "dof_torques_l2", "dof_acc_l2", "action_rate_l2")
+"""The penalties the ``sac_rewards`` curriculum scales: what moving costs. The terms that shape a gait rather than
+charge motion (trunk height, standing pose, the fall) keep their weight; the trunk height one is what stops a crouch,
+where FastSAC's from-scratch runs ended (docs/learning.md)."""
+
 BLIND_HISTORY = 10
 """Policy steps a blind actor sees [-]: 0.2 s, about one swing of a foot (``GAIT_PERIOD`` / 2 = 0.25 s), long enough
 to feel a front foot strike a riser and lift it again; HIMLoco's Go2 history is 6 steps."""
@@ -681,6 +691,10 @@ class RewardsCfg:
     """Share of the feet on the ground while told to stand."""
     standing_joint_deviation_l1 = RewTerm(func=mdp.standing_joint_deviation_l1, weight=-0.5, params=dict(TOLD_TO_STAND))
     """Joint distance from the standing pose while told to stand [rad]."""
+    alive = preset(default=None, **{SAC_REWARDS: RewTerm(func=mdp.is_alive, weight=2.0)})
+    """With ``presets=sac_rewards``: 1 on every step the robot is up, x 2.0 x 0.02 s = 0.04 per step, about the
+    largest tracking term's most (1.5 x 0.02), so staying up is worth a full tracking reward while a gait is learned
+    (holosoma's FastSAC: an alive bonus 10x its PPO's; this package's PPO has none, its fall penalty below)."""
     termination_penalty = RewTerm(func=mdp.is_terminated, weight=-200.0)
     """1 on the step an episode ends by a fall, not a time-out: -200 x 0.02 s = -4 per fall, so that ending an
     episode early never beats the early penalties (without it learning collapses into falling, docs/learning.md)."""
@@ -717,6 +731,27 @@ class CurriculumCfg:
     """Move robots up a terrain level when they walk far enough, down when they fall short (Isaac Lab's rule);
     ``presets=frontier`` adds draws favouring the levels each sub-terrain's robots clear half the time
     (:class:`~go2_locomotion.tasks.mdp.FrontierTerrainLevels`)."""
+    penalties = preset(
+        default=None,
+        **{
+            SAC_REWARDS: CurrTerm(
+                func=mdp.PenaltyCurriculum,
+                # x 1.002 per episode that lasts 80 % of its 20 s, x 0.998 per one that ends before 40 %: from 0.1 to
+                # full weight after ~1,150 more long than short endings (~290 CPU iterations of 512 robots)
+                params={
+                    "terms": SAC_PENALTY_TERMS,
+                    "initial_scale": 0.1,
+                    "min_scale": 0.1,
+                    "rate": 0.002,
+                    "grow_above": 0.8,
+                    "shrink_below": 0.4,
+                },  # fmt: skip
+            )
+        },
+    )
+    """With ``presets=sac_rewards``: the weights of :data:`SAC_PENALTY_TERMS` times a factor from 0.1 up to 1 that
+    grows while episodes are long and shrinks while they are short
+    (:class:`~go2_locomotion.tasks.mdp.PenaltyCurriculum`, holosoma's penalty curriculum)."""
 
 
 ##

@@ -194,7 +194,11 @@ def check_compatible(checkpoint: dict, path: Path, policy: torch.nn.Module, task
         )
     expected = policy.state_dict()
     saved = checkpoint[saved_by.policy_key]
-    mismatched = set(expected) != set(saved) or any(saved[k].shape != expected[k].shape for k in expected)
+    from ..fast_sac.distribution import BOX_BUFFERS  # torch and RSL-RL: loaded by play's runner anyway
+
+    # a FastSAC actor's box travels in its checkpoint and loads into an actor built without one
+    boxed = {key for key in saved if key.rpartition(".")[2] in BOX_BUFFERS and key not in expected}
+    mismatched = set(expected) != set(saved) - boxed or any(saved[k].shape != expected[k].shape for k in expected)
     if mismatched:
         ours, theirs = layer_widths(expected), layer_widths(saved)
         raise UsageError(

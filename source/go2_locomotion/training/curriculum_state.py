@@ -7,7 +7,9 @@ from up to 4.1 to 3.58 at every resume (docs/learning.md). The levels are saved 
 put back on resume; each robot's spawn origin follows its level, as Isaac Lab's own curriculum update does. With
 ``presets=frontier`` the curriculum's success memory per sub-terrain and level travels with them: on the CPU recipe a
 level gathers a decided episode only every ~15 iterations, so a memory started over would leave the frontier draws
-to Isaac Lab's step for ~60 iterations after each resume.
+to Isaac Lab's step for ~60 iterations after each resume. Any other curriculum term with state (``get_state`` and
+``set_state``, the convention of Isaac Lab's ``DifficultyScheduler``; ``presets=sac_rewards``' penalty factor) travels
+the same way.
 """
 
 from __future__ import annotations
@@ -17,6 +19,9 @@ INFOS_KEY = "terrain_levels"
 
 FRONTIER_KEY = "terrain_frontier"
 """Key of the frontier curriculum's memory (``success`` and ``trials`` per level and sub-terrain) in ``infos``."""
+
+TERMS_KEY = "curriculum_terms"
+"""Key of the stateful curriculum terms' states (``{term name: get_state()}``) in ``infos``."""
 
 
 def curriculum_terrain(env):
@@ -68,3 +73,29 @@ def restore_levels(terrain, infos: dict | None, frontier=None) -> str:
     for key in ("success", "trials"):
         getattr(frontier, key)[:] = memory[key].to(getattr(frontier, key).device)
     return line + f"; frontier memory of {int(frontier.trials.sum())} episodes"
+
+
+def stateful_terms(env) -> dict:
+    """The environment's curriculum class terms that keep state (``get_state`` and ``set_state``), by term name."""
+    manager = getattr(env.unwrapped, "curriculum_manager", None)
+    if manager is None:
+        return {}
+    terms = {name: getattr(getattr(manager.cfg, name, None), "func", None) for name in manager.active_terms}
+    return {name: t for name, t in terms.items() if callable(getattr(t, "get_state", None)) and hasattr(t, "set_state")}
+
+
+def saved_term_states(terms: dict) -> dict:
+    """What goes into the checkpoint's ``infos`` for :func:`stateful_terms`."""
+    return {TERMS_KEY: {name: term.get_state().detach().cpu().clone() for name, term in terms.items()}}
+
+
+def restore_term_states(terms: dict, infos: dict | None) -> str:
+    """Put a checkpoint's curriculum term states back, each where the checkpoint holds one; returns a line saying
+    what was done (a term the checkpoint lacks keeps its fresh state)."""
+    saved = (infos or {}).get(TERMS_KEY) or {}
+    restored = [name for name in terms if name in saved]
+    for name in restored:
+        terms[name].set_state(saved[name])
+    fresh = [name for name in terms if name not in saved]
+    line = f"curriculum terms restored from the checkpoint: {', '.join(restored) or 'none'}"
+    return line + (f"; starting fresh: {', '.join(fresh)}" if fresh else "")

@@ -200,6 +200,12 @@ def _launch_and_train(
                 lambda: curriculum_state.saved_levels(terrain, frontier),
                 lambda infos: print(f"[go2] {curriculum_state.restore_levels(terrain, infos, frontier)}"),
             )
+        terms = curriculum_state.stateful_terms(env)
+        if terms:
+            runner.add_checkpoint_state(
+                lambda: curriculum_state.saved_term_states(terms),
+                lambda infos: print(f"[go2] {curriculum_state.restore_term_states(terms, infos)}"),
+            )
         warm_record = None
         if warm is not None and run.resume_from is None:
             widths = preflight.config_observation_term_widths(env_cfg)

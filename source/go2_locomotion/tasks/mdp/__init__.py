@@ -18,6 +18,7 @@ from isaaclab.envs.mdp import (
     generated_commands,
     height_scan,
     illegal_contact,
+    is_alive,
     is_terminated,
     joint_acc_l2,
     joint_pos_rel,
@@ -50,6 +51,7 @@ from .gait import (
     standing_joint_deviation_l1,
     trot_swing,
 )
+from .penalty_curriculum import PenaltyCurriculum
 from .privileged import body_mass_offset, feet_contact_force
 from .solver_capacity import warn_on_solver_overflow
 from .steering import SteerableVelocityCommand, SteerableVelocityCommandCfg
@@ -59,6 +61,7 @@ __all__ = [
     "DelayedJointPositionActionCfg",
     "FrontierTerrainLevels",
     "JointPositionActionCfg",
+    "PenaltyCurriculum",
     "SteerableVelocityCommand",
     "SteerableVelocityCommandCfg",
     "UniformVelocityCommandCfg",
@@ -78,6 +81,7 @@ __all__ = [
     "generated_commands",
     "height_scan",
     "illegal_contact",
+    "is_alive",
     "is_terminated",
     "joint_acc_l2",
     "joint_pos_rel",

@@ -10,6 +10,7 @@ widths from the config).
 
 from __future__ import annotations
 
+import inspect
 import math
 
 from ...errors import UsageError
@@ -79,6 +80,7 @@ def validate(env_cfg, agent_cfg) -> list[str]:
         check.problems += config_problems(scanner)
 
     _check_frontier_curriculum(check)
+    _check_penalty_curriculum(check)
     device_problem = check_device(check.value("env.sim.device"))
     if device_problem:
         check.problems.append(f"env.sim.device {device_problem}")
@@ -105,6 +107,41 @@ def _check_frontier_curriculum(check: Checker) -> None:
     for key in ("memory", "min_trials"):
         if key in params:
             check.positive_int(f"{FRONTIER_PARAMS}.{key}")
+
+
+PENALTY_PARAMS = "env.curriculum.penalties.params"
+"""Where ``presets=sac_rewards``' settings of :class:`~go2_locomotion.tasks.mdp.PenaltyCurriculum` live."""
+
+
+def _check_penalty_curriculum(check: Checker) -> None:
+    """The penalty curriculum's settings, when the task runs it (``presets=sac_rewards``): the scaled terms are
+    reward terms of the task, the factors in (0, 1] with the floor at most the start, the rate in (0, 1), the episode
+    fractions in [0, 1] with the shrinking one at most the growing one. A setting not given is the term's default."""
+    term = check.value("env.curriculum.penalties")
+    if getattr(getattr(term, "func", None), "__name__", None) != "PenaltyCurriculum":
+        return
+    params = term.params or {}
+    defaults = {k: p.default for k, p in inspect.signature(term.func.__call__).parameters.items()}
+    rewards = check.value("env.rewards")
+    known = sorted(name for name, value in vars(rewards).items() if hasattr(value, "weight"))
+    for name in params.get("terms", ()):
+        if name not in known:
+            check.fail(f"{PENALTY_PARAMS}.terms", f"names of the task's reward terms {known}", name)
+
+    def setting(key: str, domain: str, accept):
+        if key not in params:
+            return defaults[key]
+        return check.real(f"{PENALTY_PARAMS}.{key}", domain, lambda x: math.isfinite(x) and accept(x))
+
+    initial = setting("initial_scale", "a finite number in (0, 1]", lambda x: 0 < x <= 1)
+    floor = setting("min_scale", "a finite number in (0, 1]", lambda x: 0 < x <= 1)
+    if None not in (initial, floor) and floor > initial:
+        check.problems.append(f"{PENALTY_PARAMS}.min_scale must be at most initial_scale = {initial}, got {floor}")
+    setting("rate", "a finite number in (0, 1)", lambda x: 0 < x < 1)
+    grow = setting("grow_above", "a finite number in [0, 1]", lambda x: 0 <= x <= 1)
+    shrink = setting("shrink_below", "a finite number in [0, 1]", lambda x: 0 <= x <= 1)
+    if None not in (grow, shrink) and shrink > grow:
+        check.problems.append(f"{PENALTY_PARAMS}.shrink_below must be at most grow_above = {grow}, got {shrink}")
 
 
 def _check_observation_groups(check: Checker, env_cfg) -> None:

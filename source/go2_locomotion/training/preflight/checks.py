@@ -112,8 +112,9 @@ def _check_fast_sac_actor(check: Checker, action_bounds: tuple[str, ...]) -> dic
         check.real(f"{alg}.residual_scale", domain, lambda x: _finite(x) and x > 0)
     _whole(check, f"{alg}.actor_lr_warmup_steps", "an integer >= 0 (0: no warm-up)")
     check.one_of(f"{alg}.action_bounds", action_bounds)
-    if check.value(f"{alg}.action_bounds") == "teacher_percentiles":
-        found["action_bounds"] = "teacher_percentiles"
+    bounds = check.value(f"{alg}.action_bounds")
+    if bounds in action_bounds and bounds != "scale":
+        found["action_bounds"] = bounds
     return found
 
 
@@ -167,8 +168,8 @@ def _check_fast_sac_teacher(check: Checker, actor: dict) -> None:
 
 
 def _check_teacher_exclusions(check: Checker, iterations: int | None, cloning: int | None, actor: dict) -> None:
-    """A residual actor starts as the teacher (no cloning) within +-action_scale; the teacher's percentiles need its
-    phase."""
+    """A residual actor starts as the teacher (no cloning) within +-action_scale (no box); the teacher's percentiles
+    need its phase."""
     alg = "agent.algorithm"
     if actor.get("residual_on_teacher") and cloning:
         check.problems.append(
@@ -182,10 +183,11 @@ def _check_teacher_exclusions(check: Checker, iterations: int | None, cloning: i
             f"{alg}.action_bounds must be 'scale' with residual_on_teacher (residual_scale bounds the correction), "
             f"got {actor['action_bounds']!r}"
         )
-    if iterations == 0:
+    if iterations == 0 and actor["action_bounds"] == "teacher_percentiles":
         check.problems.append(
-            f"{alg}.action_bounds must be 'scale' without a teacher phase ({alg}.teacher_iterations 0; "
-            f"'teacher_percentiles' fits the teacher's actions), got {actor['action_bounds']!r}"
+            f"{alg}.action_bounds must be 'scale' or 'joint_limits' without a teacher phase "
+            f"({alg}.teacher_iterations 0; 'teacher_percentiles' fits the teacher's actions), "
+            f"got {actor['action_bounds']!r}"
         )
 
 
