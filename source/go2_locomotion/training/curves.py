@@ -198,7 +198,11 @@ def compare_by_samples(run_dirs: list[Path], labels: list[str], out_dir: Path, w
     return table_path, png_path
 
 
-EVALUATED = {"xy error, moving [m/s]": "xy_error_moving", "yaw error, moving [rad/s]": "yaw_error_moving"}
+EVALUATED = {
+    "xy error, moving [m/s]": "xy_error_moving",
+    "yaw error, moving [rad/s]": "yaw_error_moving",
+    "fall rate": "fall_rate",
+}
 """Figures of the evaluation grid compared across evaluated runs: label -> key of a report's ``summary``."""
 
 TIMING_TAGS = ("Perf/collection_time", "Perf/learning_time")
@@ -230,22 +234,19 @@ def evaluated_points(run_dir: Path) -> list[dict]:
 
 
 def compare_evaluated(run_dirs: list[Path], labels: list[str], out_dir: Path) -> tuple[Path, Path]:
-    """The evaluation grid's tracking errors of several evaluated runs against transitions collected and against
-    training wall-clock: ``evaluated.png`` and ``evaluated.md`` (one row per evaluated checkpoint)."""
+    """The evaluation grid's tracking errors and fall rate of several evaluated runs against transitions collected and
+    against training wall-clock: ``evaluated.png`` and ``evaluated.md`` (one row per evaluated checkpoint)."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     runs = [(label, evaluated_points(Path(d))) for d, label in zip(run_dirs, labels, strict=True)]
     lines = [
-        "| run | iteration | transitions | training wall-clock [s] | " + " | ".join(EVALUATED) + " | fall rate |",
-        "|---" * (5 + len(EVALUATED)) + "|",
+        "| run | iteration | transitions | training wall-clock [s] | " + " | ".join(EVALUATED) + " |",
+        "|---" * (4 + len(EVALUATED)) + "|",
     ]
     for label, points in runs:
         for p in points:
-            errors = " | ".join(f"{p[key]:.3f}" for key in EVALUATED.values())
-            lines.append(
-                f"| {label} | {p['iteration']} | {p['samples']:,} | {p['wall_clock_s']:.0f} | {errors} | "
-                f"{p['fall_rate']:.3f} |"
-            )
+            figures = " | ".join(f"{p[key]:.3f}" for key in EVALUATED.values())
+            lines.append(f"| {label} | {p['iteration']} | {p['samples']:,} | {p['wall_clock_s']:.0f} | {figures} |")
     table_path = out_dir / "evaluated.md"
     table_path.write_text("\n".join(lines) + "\n")
     png_path = out_dir / "evaluated.png"
