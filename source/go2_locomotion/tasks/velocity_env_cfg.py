@@ -414,6 +414,9 @@ SAC_REWARDS = "sac_rewards"
 settings): an alive bonus (:attr:`RewardsCfg.alive`) and the regularisation penalties scaled by a curriculum on the
 episode lengths (:attr:`CurriculumCfg.penalties`)."""
 
+STUMBLE = "stumble"
+"""Preset name of the penalty on a foot striking a riser (``presets=stumble``, :attr:`RewardsCfg.feet_stumble`)."""
+
 SAC_PENALTY_TERMS = ("lin_vel_z_l2", "ang_vel_xy_l2", "dof_torques_l2", "dof_acc_l2", "action_rate_l2")
 """The penalties the ``sac_rewards`` curriculum scales: what moving costs. The terms that shape a gait rather than
 charge motion (trunk height, standing pose, the fall) keep their weight; the trunk height one is what stops a crouch,
@@ -691,6 +694,13 @@ class RewardsCfg:
     """Share of the feet on the ground while told to stand."""
     standing_joint_deviation_l1 = RewTerm(func=mdp.standing_joint_deviation_l1, weight=-0.5, params=dict(TOLD_TO_STAND))
     """Joint distance from the standing pose while told to stand [rad]."""
+    feet_stumble = preset(
+        default=None,
+        **{STUMBLE: RewTerm(func=mdp.feet_stumble, weight=-1.0, params={"sensor_cfg": FEET, "ratio": 5.0})},
+    )
+    """With ``presets=stumble``: 1 while any foot pushes horizontally more than 5x vertically (it strikes a riser
+    rather than stepping on a tread; legged_gym's test), x -1.0 x 0.02 s: a second of stumbling costs a quarter of a
+    fall. For the stairs teacher (issue 56: "stumbling on risers"); not measured in training yet."""
     alive = preset(default=None, **{SAC_REWARDS: RewTerm(func=mdp.is_alive, weight=2.0)})
     """With ``presets=sac_rewards``: 1 on every step the robot is up, x 2.0 x 0.02 s = 0.04 per step, about the
     largest tracking term's most (1.5 x 0.02), so staying up is worth a full tracking reward while a gait is learned

@@ -55,6 +55,7 @@ from .penalty_curriculum import PenaltyCurriculum
 from .privileged import body_mass_offset, feet_contact_force
 from .solver_capacity import warn_on_solver_overflow
 from .steering import SteerableVelocityCommand, SteerableVelocityCommandCfg
+from .stumble import feet_stumble
 
 __all__ = [
     "DelayedJointPositionAction",
@@ -76,6 +77,7 @@ __all__ = [
     "feet_air_time",
     "feet_contact_force",
     "feet_down_standing",
+    "feet_stumble",
     "flat_orientation_l2",
     "gait_phase",
     "generated_commands",
