@@ -48,7 +48,7 @@ PLAY_TASKS = [task for task in TASKS if task.endswith("-Play")]
 PUSHES = {"push_by_setting_velocity", "apply_external_force_torque"}
 """Event functions that push the robot: playback runs without them."""
 
-PENALTY_FUNCTIONS = {"is_terminated", "undesired_contacts", "joint_pos_limits", "joint_vel_limits"}
+PENALTY_FUNCTIONS = {"is_terminated", "undesired_contacts", "joint_pos_limits", "joint_vel_limits", "feet_stumble"}
 """Penalty terms whose function name does not end in ``_l1`` / ``_l2``."""
 
 REWARD_FUNCTIONS = {
