@@ -755,7 +755,7 @@ class CurriculumCfg:
                     "rate": 0.002,
                     "grow_above": 0.8,
                     "shrink_below": 0.4,
-                },  # fmt: skip
+                },
             )
         },
     )

@@ -34,8 +34,8 @@ def next_scale(
 ) -> float:
     """The factor after episodes of ``lengths`` steps (of ``max_length``) ended: ``x (1 + rate)`` per long one,
     ``x (1 - rate)`` per short one, clamped to ``[floor, 1]``."""
-    long = int((lengths >= grow_above * max_length).sum())
-    short = int((lengths < shrink_below * max_length).sum())
+    ends = torch.stack([lengths >= grow_above * max_length, lengths < shrink_below * max_length])
+    long, short = ends.sum(dim=1).tolist()  # one transfer to the host per reset, not two
     return min(1.0, max(floor, scale * (1.0 + rate) ** long * (1.0 - rate) ** short))
 
 
