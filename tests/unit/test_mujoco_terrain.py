@@ -19,8 +19,9 @@ from deploy_fixtures import make_bundle, rough_bundle, scanner_cfg, task_scan_po
 from go2_locomotion import pretrained
 from go2_locomotion.robot.bundle import load_bundle
 from go2_locomotion.robot.controller import ReferenceController
+from go2_locomotion.robot.heading import yaw_of
 from go2_locomotion.sim2sim import Go2Plant, Segment, run
-from go2_locomotion.sim2sim.height_scan import RAY_START_HEIGHT, MujocoHeightScan, ScanPattern, yaw_of
+from go2_locomotion.sim2sim.height_scan import RAY_START_HEIGHT, MujocoHeightScan, ScanPattern
 from go2_locomotion.sim2sim.plant import GROUND_GROUP
 from go2_locomotion.sim2sim.terrain import (
     BOX_DEPTH,

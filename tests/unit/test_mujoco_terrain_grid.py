@@ -13,7 +13,7 @@ from deploy_fixtures import make_bundle, rough_bundle
 from go2_locomotion import pretrained, sim2sim
 from go2_locomotion.evaluation import terrain_report
 from go2_locomotion.robot.bundle import load_bundle
-from go2_locomotion.sim2sim.height_scan import yaw_of
+from go2_locomotion.robot.heading import yaw_of
 from go2_locomotion.sim2sim.terrain_grid import ROBOTS_PER_CELL, headings, run_terrain, start_plants
 from go2_locomotion.tasks.terrain_cells import parse_cell, parse_cells
 

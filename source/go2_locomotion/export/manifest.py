@@ -335,11 +335,15 @@ def _commands(env) -> dict[str, Any]:
     for name in env.command_manager.active_terms:
         cfg = env.command_manager.get_term(name).cfg
         ranges = {k: _numbers(v) for k, v in cfg.ranges.to_dict().items() if v is not None}
+        heading = bool(getattr(cfg, "heading_command", False))
         commands[name] = {
             "ranges": ranges,
-            "heading_command": bool(getattr(cfg, "heading_command", False)),
+            "heading_command": heading,
             "units": "lin_vel_x, lin_vel_y [m/s], ang_vel_z [rad/s], heading [rad]",
         }
+        if heading:  # the yaw rate per radian of heading error, which the deploy side's heading hold reuses
+            commands[name]["heading_control_stiffness"] = float(cfg.heading_control_stiffness)
+            commands[name]["units"] += ", heading_control_stiffness [1/s]"
     return commands
 
 

@@ -14,7 +14,9 @@ import argparse
 import bisect
 import collections
 import contextlib
+import dataclasses
 import json
+import math
 import os
 import random
 import signal
@@ -607,6 +609,105 @@ def straight_figures(record: SimRecord, start_s: float, segments) -> dict:
     }
 
 
+STAIRCASE_SPEED = 0.5
+"""The staircase's walking speed [m/s]: the pace a person walks a Go2 up stairs (issue 56)."""
+
+STAIRCASE_MARGIN = 0.5
+"""How far past the last riser down the trunk must get to have crossed [m]: its hind feet, ~0.2 m behind the trunk
+origin, are then on the floor."""
+
+
+def staircase_segments(staircase, speed: float = STAIRCASE_SPEED) -> list[Segment]:
+    """What a person sends: stand 1 s, then straight ahead at ``speed`` long enough to cross at 60 % of it (the
+    policies walk up to a quarter slow on Unitree's model) and 1 m more."""
+    seconds = math.ceil((staircase.end + STAIRCASE_MARGIN + 1.0) / (0.6 * speed))
+    return [Segment("stand", 1.0, (0.0, 0.0, 0.0)), Segment("cross", float(seconds), (speed, 0.0, 0.0))]
+
+
+def crossing_figures(trunk: list[dict], start_s: float, end_s: float, staircase) -> dict:
+    """How one start went, from the simulator's trunk records between simulated ``start_s`` and ``end_s``:
+    ``crossed`` (the trunk :data:`STAIRCASE_MARGIN` past the last riser down), the time that took from ``start_s``,
+    ``fell`` (ever down before crossing), ``left_the_flight`` (the trunk beside the flight, ``|y|`` over half its
+    width, while between its first and last riser), the highest ground under the trunk [m], the largest ``|y|`` [m];
+    ``crossed_without_a_fall`` all of it."""
+    rows = [r for r in trunk if start_s <= r["t"] <= end_s]
+    goal = staircase.end + STAIRCASE_MARGIN
+    crossing = next((r for r in rows if r["pos"][0] >= goal), None)
+    before = [r for r in rows if crossing is None or r["t"] <= crossing["t"]]
+    on_flight = [r for r in before if staircase.run_up <= r["pos"][0] <= staircase.end]
+    figures = {
+        "crossed": crossing is not None,
+        "crossing_time_s": None if crossing is None else round(crossing["t"] - start_s, 2),
+        "fell": any(r["down"] for r in before),
+        "left_the_flight": any(abs(r["pos"][1]) > staircase.width / 2 for r in on_flight),
+        "highest_ground_m": max((r["ground"] for r in before if r["ground"] is not None), default=None),
+        "largest_abs_y_m": round(max((abs(r["pos"][1]) for r in before), default=0.0), 3),
+        "furthest_x_m": round(max((r["pos"][0] for r in rows), default=0.0), 3),
+    }
+    figures["crossed_without_a_fall"] = figures["crossed"] and not figures["fell"] and not figures["left_the_flight"]
+    return figures
+
+
+def staircase_crossings(
+    out: Path,
+    bundle: str,
+    riser: float,
+    *,
+    model: str | None = None,
+    speed: float = STAIRCASE_SPEED,
+    starts: int = 3,
+    video: bool = False,
+    nice: int = 0,
+) -> dict:
+    """``starts`` starts of ``bundle`` over a building's staircase (``staircase:RISER``) over DDS, as a person runs
+    it: ``deploy_sdk2.py --hold_heading`` with :func:`staircase_segments` against ``sim_go2.py --terrain
+    staircase:RISER`` (with ``model``: that MJCF Go2, e.g. Unitree's go2.xml). Each start in ``out/start_<k>``; a
+    start the machine stalled is run again, up to :data:`MEASURE_ATTEMPTS` times; with ``video`` the first start
+    writes ``staircase.gif``. Writes and returns ``staircase.json``."""
+    from ..sim2sim.terrain import parse_staircase
+
+    staircase = parse_staircase(f"staircase:{riser:g}")
+    segments = staircase_segments(staircase, speed)
+    summary = {"bundle": str(bundle), "model": model, "staircase": dataclasses.asdict(staircase), "speed": speed}
+    bundle, model = str(Path(bundle).resolve()), model and str(Path(model).resolve())  # the bench runs in its folder
+    runs = []
+    for k in range(starts):
+        for attempt in range(MEASURE_ATTEMPTS):
+            folder = out / f"start_{k}" / f"attempt_{attempt}"
+            folder.mkdir(parents=True, exist_ok=True)
+            sim_args = [
+                "--bundle",
+                bundle,
+                "--terrain",
+                staircase.geometry().label,
+                *(("--model", model) if model else ()),
+            ]
+            if video and k == 0:
+                sim_args += ["--video", str((folder / "staircase.gif").resolve())]
+            code, output = scripted_run(folder, segments, ("--hold_heading",), sim_args, nice, bundle=bundle)
+            stalled = stall(folder, stale_s(bundle))
+            if stalled is None or (code == 0 and "DAMPING:" not in output):
+                break
+        figures = {"start": k, "attempts": attempt + 1, "controller_exit_code": code, "stall": stalled}
+        if code == 0 and (folder / "controller.jsonl").exists():
+            start = ControllerRecord.read(folder / "controller.jsonl").policy_start()
+            end = start + sum(s.duration_s for s in segments)
+            figures.update(crossing_figures(SimRecord.read(folder / "sim.jsonl").trunk, start, end, staircase))
+        runs.append(figures)
+    summary.update(
+        commands=segments_text(segments),
+        controller="--hold_heading",
+        starts=starts,
+        crossed_without_a_fall=sum(bool(r.get("crossed_without_a_fall")) for r in runs),
+        runs=runs,
+        load_average=os.getloadavg(),
+        cpus=os.cpu_count(),
+    )
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "staircase.json").write_text(json.dumps(summary, indent=2))
+    return summary
+
+
 MEASURE_ATTEMPTS = 3
 """Runs the measurement may take when the machine stalls one beyond the stale bound (the controller then damps)."""
 
@@ -638,16 +739,38 @@ def main(argv: list[str] | None = None) -> int:
         help="Instead: run the shipped policy of --task on one terrain cell (e.g. stairs_up:0.10) over DDS "
         f"('{segments_text(CLIMB_SEGMENTS)}'), --starts times; writes climb.json.",
     )
-    parser.add_argument("--task", default="Go2-Rough-Blind", help="With --climb: whose shipped policy.")
-    parser.add_argument("--starts", type=int, default=3, help="With --climb: how many starts.")
+    parser.add_argument("--task", default="Go2-Rough-Blind", help="With --climb or --staircase: whose shipped policy.")
+    parser.add_argument("--starts", type=int, default=3, help="With --climb or --staircase: how many starts.")
     parser.add_argument(
         "--straight",
         metavar="BUNDLE",
         help=f"Instead: walk this bundle straight ahead over DDS ('{segments_text(STRAIGHT_SEGMENTS)}'); writes "
         "straight.json (speed as a share of the command, heading drift).",
     )
-    parser.add_argument("--model", help="With --straight: the MJCF Go2 the simulator runs (e.g. Unitree's go2.xml).")
+    parser.add_argument(
+        "--staircase",
+        metavar="RISER",
+        type=float,
+        help="Instead: cross a building's straight staircase (risers of RISER m, 6 up, a 2 m landing, 6 down, 3 m "
+        "wide) over DDS with --bundle, holding the heading, --starts times; writes staircase.json.",
+    )
+    parser.add_argument("--bundle", default="pretrained", help="With --staircase: the bundle (default: --task's).")
+    parser.add_argument("--speed", type=float, default=STAIRCASE_SPEED, help="With --staircase: walking speed [m/s].")
+    parser.add_argument("--video", action="store_true", help="With --staircase: the first start as staircase.gif.")
+    parser.add_argument(
+        "--model", help="With --straight or --staircase: the MJCF Go2 the simulator runs (e.g. Unitree's go2.xml)."
+    )
     args = parser.parse_args(argv)
+    if args.staircase is not None:
+        from .. import pretrained
+
+        bundle = pretrained.bundle(args.task) if args.bundle == "pretrained" else args.bundle
+        figures = staircase_crossings(
+            args.out, bundle, args.staircase, model=args.model, speed=args.speed, starts=args.starts,
+            video=args.video, nice=args.nice,
+        )  # fmt: skip
+        print(json.dumps(figures, indent=2))
+        return 0
     if args.straight:
         print(json.dumps(straight_walk(args.out, args.straight, args.model, args.nice), indent=2))
         return 0

@@ -122,6 +122,12 @@ def deploy_main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--log", type=Path, default=None, help="Write every step and the timing summary (JSON lines).")
     parser.add_argument(
+        "--hold_heading",
+        action="store_true",
+        help="While walking with a yaw rate of zero, hold the heading (the yaw rate from the heading error, as the "
+        "policy's training command did) instead of letting the policy's own turn add up.",
+    )
+    parser.add_argument(
         "--ignore_lowstate_crc",
         action="store_true",
         help="Act on LowStates whose CRC does not match (a robot firmware that leaves it unset).",
@@ -164,6 +170,7 @@ def deploy_main(argv: list[str] | None = None) -> int:
             segments=segments,
             log=log,
             check_lowstate_crc=not args.ignore_lowstate_crc,
+            hold_heading=args.hold_heading,
         )
         try:
             deployment = Deployment(bundle, settings)
@@ -202,8 +209,9 @@ def sim_main(argv: list[str] | None = None) -> int:
         "--terrain",
         default="flat",
         help="The ground: flat (default) or one Go2-Rough terrain cell named as scripts/sim2sim.py names it, e.g. "
-        "stairs_up:0.10, stairs_down:0.15, slopes_up:20 (built by Isaac Lab's terrain generator: a few seconds). The "
-        "robot starts at the tile's centre facing +x, towards the steps.",
+        "stairs_up:0.10, stairs_down:0.15, slopes_up:20 (built by Isaac Lab's terrain generator: a few seconds; the "
+        "robot starts at the tile's centre facing +x, towards the steps), or a building's straight staircase, "
+        "staircase:RISER (6 risers up, a 2 m landing, 6 down, 3 m wide; the robot starts 1 m before it).",
     )
     parser.add_argument("--network", default="lo", help="A loopback interface (default lo).")
     parser.add_argument("--domain", type=int, default=ROBOT_DOMAIN_ID, help="DDS domain id (default 0, as the Go2).")

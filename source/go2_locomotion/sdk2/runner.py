@@ -22,6 +22,7 @@ import numpy as np
 
 from ..robot.bundle import NUM_JOINTS, Bundle
 from ..robot.controller import ReferenceController
+from ..robot.heading import HeadingHold
 from ..robot.state import RobotState
 from ..robot.steering import AXES, KEYS, STEP, UNITS, TerminalKeys
 from ..sim2sim.loop import Segment
@@ -92,6 +93,9 @@ class DeploySettings:
     """JSON-lines log of every step and the timing summary."""
     check_lowstate_crc: bool = True
     """Ignore LowStates whose CRC does not match."""
+    hold_heading: bool = False
+    """While walking with a yaw rate of zero, hold the heading as training's heading command did
+    (:class:`~go2_locomotion.robot.heading.HeadingHold`, the IMU's yaw)."""
 
 
 def command_ranges(bundle: Bundle) -> np.ndarray:
@@ -170,6 +174,7 @@ class Deployment:
         self.policy_dt = float(bundle.field("timing.policy_dt"))
         self.stale_s = STALE_POLICY_PERIODS * self.policy_dt
         self.ranges = command_ranges(bundle)
+        self.heading_hold = HeadingHold.from_bundle(bundle) if settings.hold_heading else None
         self.estimator = VelocityEstimator()
         self._estimate_lock = threading.Lock()
         self.uses_velocity = any(t["function"] == "base_lin_vel" for t in bundle.field("observation.terms"))
@@ -211,6 +216,13 @@ class Deployment:
                 f"it stays limp until you press start (key '{START_KEY}' or the remote's {REMOTE_START}): it then "
                 f"stands up over {s.ramp_s:g} s and holds the standing pose; press start again and the policy walks"
             )
+        hold = self.heading_hold
+        held = (
+            f"; with the yaw rate at zero while walking it holds the heading (yaw rate {hold.stiffness:g}/s x the "
+            "heading error, as in training)"
+            if hold is not None
+            else ""
+        )
         script = (
             f"; it follows the scripted commands ({len(s.segments)} segments, "
             f"{sum(seg.duration_s for seg in s.segments):g} s) and then goes limp (damping)"
@@ -219,7 +231,7 @@ class Deployment:
         )
         return (
             f"{self.bundle.field('task')} policy at {1 / self.policy_dt:g} Hz on {where}. The robot starts in damping "
-            f"(kp 0, kd {DAMPING_KD:g} N m s/rad); {start}{script}. Stop: space or the remote's {REMOTE_STOP} "
+            f"(kp 0, kd {DAMPING_KD:g} N m s/rad); {start}{script}{held}. Stop: space or the remote's {REMOTE_STOP} "
             f"(walking: zero command; again: damping); the remote's {REMOTE_DAMPING}: damping at once; Ctrl-C: damping "
             f"and exit. LowState older than {1e3 * self.stale_s:.0f} ms, a reading out of range or a fall: damping."
         )
@@ -289,6 +301,8 @@ class Deployment:
     def _policy_on(self) -> None:
         self.controller.reset()
         self._policy_steps = 0
+        if self.heading_hold is not None:
+            self.heading_hold.heading = None
         self.key_command[:] = 0.0
         if self._stand_forces:
             standing = np.mean(np.asarray(self._stand_forces), axis=0)
@@ -355,6 +369,8 @@ class Deployment:
                 self._start(now)
         if sup.mode is Mode.POLICY:
             self.command = self._current_command()
+            if self.heading_hold is not None:
+                self.command = self.heading_hold(self.command, r.quaternion)
             with self._estimate_lock:
                 velocity = self.estimator.velocity
             if not np.all(np.isfinite(velocity)) or np.linalg.norm(velocity) > MAX_BASE_LIN_VEL:

@@ -227,7 +227,7 @@ class SimulatedGo2:
         self._record_every = max(1, round(SIM_RECORD_EVERY_S / self.dt))
         policy_dt = float(bundle.field("timing.policy_dt"))
         self._frame_every = max(1, round(policy_dt / self.dt))
-        self._gif = GifRecorder(video, self.model) if video is not None else None
+        self._gif = GifRecorder(video, self.model, deferred=True) if video is not None else None
         self._policy_dt = policy_dt
         self._viewer = None
         if viewer:
@@ -401,7 +401,7 @@ class SimulatedGo2:
             self._record({"summary": summary})
             if self._log is not None:
                 self._log.close()
-            if self._gif is not None and self._gif.frames:
+            if self._gif is not None and self._gif.captured:
                 self.say(f"wrote {self._gif.save(self._policy_dt)}")
             if self._viewer is not None:
                 self._viewer.close()

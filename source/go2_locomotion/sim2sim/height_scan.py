@@ -15,6 +15,8 @@ from typing import Protocol
 import mujoco
 import numpy as np
 
+from ..robot.heading import yaw_of
+
 RAY_START_HEIGHT = 20.0
 """Ray starts above the trunk origin [m]: Isaac Lab's scanner offset in the Go2 tasks (``deploy.yaml`` does not
 record it; a unit test ties it to the task config). Any start above the terrain gives the same hits, as the
@@ -52,12 +54,6 @@ class ScanPattern:
         if alignment != "yaw":
             raise ValueError(f"height_scan: ray_alignment {alignment!r} is not reproduced; accepted: 'yaw'")
         return cls(np.asarray(params["points_xy"], dtype=np.float64).reshape(-1, 2))
-
-
-def yaw_of(quat_wxyz: np.ndarray) -> float:
-    """The heading of orientation ``(w, x, y, z)`` [rad], as Isaac Lab's ``yaw_quat`` extracts it."""
-    w, x, y, z = np.asarray(quat_wxyz, dtype=np.float64)
-    return math.atan2(2.0 * (w * z + x * y), 1.0 - 2.0 * (y * y + z * z))
 
 
 def scan_points_world(points_xy: np.ndarray, position: np.ndarray, quat_wxyz: np.ndarray) -> np.ndarray:

@@ -289,11 +289,90 @@ def build_cell(cell: TerrainCell, seed: int | None = None) -> TerrainGeometry:
 FLAT = "flat"
 """The ground that is no cell: the floor plane (``scripts/sim_go2.py --terrain flat``, its default)."""
 
+STAIRCASE = "staircase"
+"""A building's straight staircase, ``staircase:RISER`` [m] (:class:`Staircase`): not a training cell."""
+
+
+@dataclass(frozen=True)
+class Staircase:
+    """A straight staircase as a building has one: a run-up, ``risers`` steps up, a landing, ``risers`` steps down
+    and the floor again, ``width`` wide, on a floor wider than it (a robot that veers steps off its side). The robot
+    starts on the floor at x = y = 0 facing +x, towards the first riser.
+
+    Why: issue 56's check on the robot's side (a person walks a Go2 up, across and down), where the terrain cells
+    are pyramids the policy can leave in any direction.
+    """
+
+    riser: float
+    """Step height [m]; homes and offices: 0.15-0.18."""
+    risers: int = 6
+    """Risers up, and again down (the landing is the top of the last one up)."""
+    tread: float = 0.28
+    """Step depth [m]: 11 in, the International Building Code's least for a 7 in (17.8 cm) riser."""
+    landing: float = 2.0
+    """Length of the landing at the top [m]."""
+    width: float = 3.0
+    """Width of the flight [m]."""
+    run_up: float = 1.0
+    """Floor from the start to the first riser [m]."""
+    floor_width: float = 7.0
+    """Width of the floor around the flight [m]."""
+    run_out: float = 3.0
+    """Floor beyond the last riser down [m]."""
+
+    def __post_init__(self):
+        if not (math.isfinite(self.riser) and 0.0 < self.riser <= 0.3):
+            raise ValueError(f"{STAIRCASE}:{self.riser:g}: the riser must be in (0, 0.3] m, e.g. {STAIRCASE}:0.18")
+
+    @property
+    def landing_start(self) -> float:
+        """x of the landing's near edge: the last riser up [m]."""
+        return self.run_up + (self.risers - 1) * self.tread
+
+    @property
+    def end(self) -> float:
+        """x of the last riser down, where the floor begins again [m]."""
+        return self.landing_start + self.landing + (self.risers - 1) * self.tread
+
+    def tops(self) -> list[tuple[float, float, float]]:
+        """``(x low, x high, height)`` of every tread and the landing, in walking order [m]."""
+        n, t, h = self.risers, self.tread, self.riser
+        up = [(self.run_up + i * t, self.run_up + (i + 1) * t, (i + 1) * h) for i in range(n - 1)]
+        landing = [(self.landing_start, self.landing_start + self.landing, n * h)]
+        start = self.landing_start + self.landing
+        down = [(start + j * t, start + (j + 1) * t, (n - 1 - j) * h) for j in range(n - 1)]
+        return up + landing + down
+
+    def geometry(self) -> TerrainGeometry:
+        """The floor and the steps as boxes reaching :data:`BOX_DEPTH` below the floor."""
+        half, bottom = self.width / 2, -BOX_DEPTH
+        floor = [-2.0, -self.floor_width / 2, bottom, self.end + self.run_out, self.floor_width / 2, 0.0]
+        steps = [[x0, -half, bottom, x1, half, z] for x0, x1, z in self.tops()]
+        return TerrainGeometry(f"{STAIRCASE}:{self.riser:g}", np.array([floor, *steps]), (), np.zeros(3))
+
+
+def parse_staircase(text: str) -> Staircase:
+    """``staircase:RISER`` (metres, e.g. ``staircase:0.18``).
+
+    Raises:
+        ValueError: Not that form, or a riser out of range; one line naming the text and what is accepted.
+    """
+    name, _, value = text.strip().partition(":")
+    try:
+        if name != STAIRCASE:
+            raise ValueError
+        riser = float(value)
+    except ValueError:
+        raise ValueError(
+            f"{text}: a staircase is {STAIRCASE}:RISER, the riser in metres, e.g. {STAIRCASE}:0.18"
+        ) from None
+    return Staircase(riser)
+
 
 def build_ground(text: str) -> TerrainGeometry | None:
     """One cell named as ``scripts/sim2sim.py --terrain`` names one (``stairs_up:0.10``, ``slopes_down:20``:
-    :func:`~go2_locomotion.tasks.terrain_cells.parse_cell`), built by :func:`build_cell`; ``None`` for
-    :data:`FLAT`, the floor plane.
+    :func:`~go2_locomotion.tasks.terrain_cells.parse_cell`), built by :func:`build_cell`; a building's staircase
+    (``staircase:0.18``, :class:`Staircase`); ``None`` for :data:`FLAT`, the floor plane.
 
     Raises:
         ValueError: Not one cell, or a cell MuJoCo cannot reproduce (:class:`TerrainError`); one line that starts
@@ -301,6 +380,8 @@ def build_ground(text: str) -> TerrainGeometry | None:
     """
     if text.strip() == FLAT:
         return None
+    if text.strip().startswith(f"{STAIRCASE}:"):
+        return parse_staircase(text).geometry()
     if text.strip() == "default" or len(text.replace(",", " ").split()) != 1:
         raise ValueError(
             f"{text}: one cell (e.g. stairs_up:0.10) or {FLAT}; the terrain grid of several cells runs in "
