@@ -220,6 +220,27 @@ def test_evaluated_runs_compare_by_samples_and_training_wall_clock(tmp_path):
         evaluated_points(tmp_path / "out")
 
 
+def test_a_run_recorded_in_docs_compares_as_its_folder_did(tmp_path):
+    """docs/learning/<run>/ keeps the report beside curves.csv and run_summary.json (no configs, no events): the same
+    points as the run folder gave (32 transitions an iteration from the summary, timing from the csv)."""
+    from go2_locomotion.training.curves import evaluated_points, read_scalars, write_csv
+
+    run = _evaluated_run(
+        tmp_path / "sac",
+        num_envs=4,
+        steps=8,
+        timings={0: (1.0, 0.5), 1: (2.0, 1.0), 2: (3.0, 1.0)},
+        summaries={2: {"xy_error_moving": 0.3, "yaw_error_moving": 0.2}},
+    )
+    recorded = tmp_path / "docs_run"
+    recorded.mkdir()
+    write_csv(read_scalars(run), recorded / "curves.csv")
+    (recorded / "run_summary.json").write_text(json.dumps({"samples_per_iteration_global": 32}))
+    (recorded / "evaluation_run.json").write_text((run / "evaluation" / "evaluation_run.json").read_text())
+    assert evaluated_points(recorded) == evaluated_points(run)
+    assert [(p["iteration"], p["samples"], p["wall_clock_s"]) for p in evaluated_points(recorded)] == [(2, 96, 8.5)]
+
+
 @pytest.mark.parametrize("source", ["events", "recorded"])
 def test_runs_compare_at_the_samples_all_reached_with_the_terrain_level(tmp_path, source):
     """Two runs of 4 envs x 8 steps (32 transitions an iteration): 4 and 2 iterations logged, so the comparison

@@ -668,7 +668,14 @@ def staircase_crossings(
 
     staircase = parse_staircase(f"staircase:{riser:g}")
     segments = staircase_segments(staircase, speed)
-    summary = {"bundle": str(bundle), "model": model, "staircase": dataclasses.asdict(staircase), "speed": speed}
+    from .. import pretrained
+
+    summary = {
+        "bundle": pretrained.recorded_path(Path(bundle)),  # names no machine's folders
+        "model": model,
+        "staircase": dataclasses.asdict(staircase),
+        "speed": speed,
+    }
     bundle, model = str(Path(bundle).resolve()), model and str(Path(model).resolve())  # the bench runs in its folder
     runs = []
     for k in range(starts):

@@ -211,9 +211,14 @@ TIMING_TAGS = ("Perf/collection_time", "Perf/learning_time")
 
 def evaluated_points(run_dir: Path) -> list[dict]:
     """Per checkpoint the ``evaluate.py --run`` report of a run folder holds: iteration, transitions collected until
-    it, training wall-clock until it (the iterations' collection + learning time) and the grid's summary."""
-    report = Path(run_dir) / "evaluation" / "evaluation_run.json"
-    if not report.is_file():
+    it, training wall-clock until it (the iterations' collection + learning time) and the grid's summary. A run
+    recorded in docs/ holds the report beside its ``curves.csv`` and ``run_summary.json``."""
+    report = next(
+        (p for p in (Path(run_dir) / "evaluation" / "evaluation_run.json", Path(run_dir) / "evaluation_run.json")
+         if p.is_file()),
+        None,
+    )  # fmt: skip
+    if report is None:
         raise UsageError(f"{run_dir} has no evaluation/evaluation_run.json: run scripts/evaluate.py --run {run_dir}")
     scalars = read_scalars(Path(run_dir))
     per_iteration = samples_per_iteration(Path(run_dir))
