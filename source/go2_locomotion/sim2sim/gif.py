@@ -14,7 +14,8 @@ class VideoUnavailable(RuntimeError):
 class GifRecorder:
     """Headless frames of the run into an animated GIF (Pillow), one frame every ``every`` policy steps. With
     ``deferred`` a frame is only the robot's pose when captured, rendered when the GIF is saved: a real-time loop
-    (``sim_go2.py --video``) then pays a copy, not a render (30-90 ms on the CPU, beyond its 60 ms bound).
+    (``sim_go2.py --video``) then pays a copy, not a render (rendering in it left LowStates 68-96 ms old against
+    the controller's 60 ms bound on a 2-core CPU).
 
     Raises:
         VideoUnavailable: MuJoCo cannot create an off-screen OpenGL context here; the message says how to get one.
