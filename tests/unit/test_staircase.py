@@ -47,6 +47,11 @@ def test_the_script_gives_time_to_cross_slowly():
     assert stand.command == (0.0, 0.0, 0.0) and cross.command == (0.5, 0.0, 0.0)
     # (5.8 m to the last riser + 0.5 + 1) at 60 % of 0.5 m/s: 24.3 s, rounded up
     assert cross.duration_s == 25.0
+    # a robot that walks the full pace (12.5 m) is still on the floor when the script ends (at first it walked off
+    # the floor's end and fell), also at 1 m/s (13 s: 13 m)
+    for speed in (0.5, 1.0):
+        _, cross = staircase_segments(Staircase(0.18), speed)
+        assert build_ground("staircase:0.18").surface(speed * cross.duration_s + 0.4, 0.0) == 0.0
 
 
 def _row(t, x, y=0.0, down=False, ground=0.0):

@@ -696,8 +696,12 @@ def staircase_crossings(
             if stalled is None or (code == 0 and "DAMPING:" not in output):
                 break
         figures = {"start": k, "attempts": attempt + 1, "controller_exit_code": code, "stall": stalled}
-        if code == 0 and (folder / "controller.jsonl").exists():
-            start = ControllerRecord.read(folder / "controller.jsonl").policy_start()
+        controller = (
+            ControllerRecord.read(folder / "controller.jsonl") if (folder / "controller.jsonl").exists() else None
+        )
+        if stalled is None and controller is not None and any(r["mode"] == "policy" for r in controller.steps):
+            # a fall ends the script in damping (exit code 1): its figures say how far the robot got
+            start = controller.policy_start()
             end = start + sum(s.duration_s for s in segments)
             figures.update(crossing_figures(SimRecord.read(folder / "sim.jsonl").trunk, start, end, staircase))
         runs.append(figures)
