@@ -560,19 +560,25 @@ STRAIGHT_SEGMENTS = tuple(parse_segments("stand:2:0,0,0 half:15:0.5,0,0 full:15:
 and 1.0 m/s, 15 s each: the issue's speed and heading-drift goals on a robot model over DDS."""
 
 
-def straight_walk(out: Path, bundle: str, model: str | None = None, nice: int = 0) -> dict:
+def straight_walk(out: Path, bundle: str, model: str | None = None, nice: int = 0, hold_heading: bool = False) -> dict:
     """A bundle walking :data:`STRAIGHT_SEGMENTS` over DDS against ``sim_go2.py`` (with ``--model``: that MJCF Go2,
     e.g. Unitree's go2.xml, instead of the package's description); a run the machine stalled is run again, up to
     :data:`MEASURE_ATTEMPTS` times. Per moving segment: the trunk's mean velocity after the settle time, the speed as
-    a share of the command and the heading drift (|mean yaw rate| [rad/s]). Writes and returns ``straight.json``."""
-    figures = {"bundle": str(bundle), "model": model}  # as given: the record names no machine's folders
+    a share of the command and the heading drift (|mean yaw rate| [rad/s]); with ``hold_heading`` the controller
+    holds the heading (``--hold_heading``). Writes and returns ``straight.json``."""
+    figures = {
+        "bundle": str(bundle),
+        "model": model,
+        "hold_heading": hold_heading,
+    }  # as given: the record names no machine's folders
     bundle, model = str(Path(bundle).resolve()), model and str(Path(model).resolve())  # the bench runs in its folder
     sim_args = ("--bundle", bundle, *(("--model", model) if model else ()))
     stalls = []
     for attempt in range(MEASURE_ATTEMPTS):
         run = out / f"run_{attempt}"
         run.mkdir(parents=True, exist_ok=True)
-        code, output = scripted_run(run, STRAIGHT_SEGMENTS, sim_args=sim_args, nice=nice, bundle=bundle)
+        controller_args = ("--hold_heading",) if hold_heading else ()
+        code, output = scripted_run(run, STRAIGHT_SEGMENTS, controller_args, sim_args, nice=nice, bundle=bundle)
         stalled = stall(run, stale_s(bundle))
         if (code == 0 and "DAMPING:" not in output) or stalled is None:
             break
@@ -769,6 +775,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--speed", type=float, default=STAIRCASE_SPEED, help="With --staircase: walking speed [m/s].")
     parser.add_argument("--video", action="store_true", help="With --staircase: the first start as staircase.gif.")
     parser.add_argument(
+        "--hold_heading",
+        action="store_true",
+        help="With --straight: the controller holds the heading (--hold_heading).",
+    )
+    parser.add_argument(
         "--model", help="With --straight or --staircase: the MJCF Go2 the simulator runs (e.g. Unitree's go2.xml)."
     )
     args = parser.parse_args(argv)
@@ -783,7 +794,7 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(figures, indent=2))
         return 0
     if args.straight:
-        print(json.dumps(straight_walk(args.out, args.straight, args.model, args.nice), indent=2))
+        print(json.dumps(straight_walk(args.out, args.straight, args.model, args.nice, args.hold_heading), indent=2))
         return 0
     if args.climb:
         print(json.dumps(climbs(args.out, args.task, args.climb, args.starts, args.nice), indent=2))
