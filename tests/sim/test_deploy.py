@@ -261,6 +261,10 @@ def test_manifest_fields(asset_cache, tmp_path):
     )
     assert m["policy"]["output"] == {"name": "actions", "width": 12}
     assert m["commands"]["base_velocity"]["ranges"]["lin_vel_x"] == [-1.0, 1.0]
+    # what the deploy side's heading hold reuses: the command's own heading controller
+    commands = env_cfg.commands.base_velocity
+    assert m["commands"]["base_velocity"]["heading_command"] is True
+    assert m["commands"]["base_velocity"]["heading_control_stiffness"] == commands.heading_control_stiffness == 0.5
 
     # the freshly initialised policy's bundle runs through sim2sim and leaves its report and plot
     from go2_locomotion import sim2sim
