@@ -40,6 +40,10 @@ class HeadingHold:
         self.heading: float | None = None
         """The held heading [rad]; ``None`` while turning or standing (taken at the next straight step)."""
 
+    def reset(self) -> None:
+        """Let the heading go: the next straight step holds the heading it finds (a new start of the policy)."""
+        self.heading = None
+
     @classmethod
     def from_bundle(cls, bundle: Bundle) -> HeadingHold:
         """The hold the bundle's policy trained with.

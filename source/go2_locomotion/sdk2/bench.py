@@ -415,6 +415,44 @@ def scripted_run(
     return code, controller.text()
 
 
+@dataclass
+class RetriedRun:
+    """What :func:`retried_run` left: the last attempt's folder, exit code and output, its stall (``None``: none
+    beyond the bound) and the stalls of the attempts run again."""
+
+    folder: Path
+    code: int | None
+    output: str
+    stalled: str | None
+    stalls: list[str]
+
+    @property
+    def attempts(self) -> int:
+        return min(len(self.stalls) + 1, MEASURE_ATTEMPTS)
+
+
+def retried_run(
+    folder_of: Callable[[int], Path],
+    segments,
+    controller_args=(),
+    sim_args=(),
+    nice: int = 0,
+    bundle: str = "pretrained",
+) -> RetriedRun:
+    """:func:`scripted_run` of ``bundle`` in ``folder_of(attempt)``, run again while the machine stalled a run beyond
+    the bundle's stale bound and the controller then faulted, up to :data:`MEASURE_ATTEMPTS` times."""
+    stalls: list[str] = []
+    for attempt in range(MEASURE_ATTEMPTS):
+        folder = folder_of(attempt)
+        folder.mkdir(parents=True, exist_ok=True)
+        code, output = scripted_run(folder, segments, controller_args, sim_args, nice, bundle=bundle)
+        stalled = stall(folder, stale_s(bundle))
+        if stalled is None or (code == 0 and "DAMPING:" not in output):
+            break
+        stalls.append(stalled)
+    return RetriedRun(folder, code, output, stalled, stalls)
+
+
 # --- the measurement --------------------------------------------------------------------------------------------------
 def measure(out: Path, seconds: float, nice: int) -> dict:
     """Run the simulated Go2 and the pretrained policy over DDS for ``seconds`` of walking; returns and writes
@@ -573,20 +611,15 @@ def straight_walk(out: Path, bundle: str, model: str | None = None, nice: int = 
     }  # as given: the record names no machine's folders
     bundle, model = str(Path(bundle).resolve()), model and str(Path(model).resolve())  # the bench runs in its folder
     sim_args = ("--bundle", bundle, *(("--model", model) if model else ()))
-    stalls = []
-    for attempt in range(MEASURE_ATTEMPTS):
-        run = out / f"run_{attempt}"
-        run.mkdir(parents=True, exist_ok=True)
-        controller_args = ("--hold_heading",) if hold_heading else ()
-        code, output = scripted_run(run, STRAIGHT_SEGMENTS, controller_args, sim_args, nice=nice, bundle=bundle)
-        stalled = stall(run, stale_s(bundle))
-        if (code == 0 and "DAMPING:" not in output) or stalled is None:
-            break
-        stalls.append(stalled)
-    figures.update(controller_exit_code=code, fault="DAMPING:" in output, runs_stopped_by_a_stall=stalls)
+    controller_args = ("--hold_heading",) if hold_heading else ()
+    run = retried_run(
+        lambda attempt: out / f"run_{attempt}", STRAIGHT_SEGMENTS, controller_args, sim_args, nice, bundle
+    )
+    code, output = run.code, run.output
+    figures.update(controller_exit_code=code, fault="DAMPING:" in output, runs_stopped_by_a_stall=run.stalls)
     if code == 0:
-        record = SimRecord.read(run / "sim.jsonl")
-        start = ControllerRecord.read(run / "controller.jsonl").policy_start()
+        record = SimRecord.read(run.folder / "sim.jsonl")
+        start = ControllerRecord.read(run.folder / "controller.jsonl").policy_start()
         figures.update(straight_figures(record, start, STRAIGHT_SEGMENTS))
     figures.update(load_average=os.getloadavg(), cpus=os.cpu_count())
     out.mkdir(parents=True, exist_ok=True)
@@ -670,12 +703,11 @@ def staircase_crossings(
     staircase:RISER`` (with ``model``: that MJCF Go2, e.g. Unitree's go2.xml). Each start in ``out/start_<k>``; a
     start the machine stalled is run again, up to :data:`MEASURE_ATTEMPTS` times; with ``video`` the first start
     writes ``staircase.gif``. Writes and returns ``staircase.json``."""
-    from ..sim2sim.terrain import parse_staircase
-
-    staircase = parse_staircase(f"staircase:{riser:g}")
-    segments = staircase_segments(staircase, speed)
     from .. import pretrained
+    from ..sim2sim.terrain import Staircase
 
+    staircase = Staircase(riser)
+    segments = staircase_segments(staircase, speed)
     summary = {
         "bundle": pretrained.recorded_path(Path(bundle)),  # names no machine's folders
         "model": model,
@@ -683,33 +715,22 @@ def staircase_crossings(
         "speed": speed,
     }
     bundle, model = str(Path(bundle).resolve()), model and str(Path(model).resolve())  # the bench runs in its folder
+    sim_args = ["--bundle", bundle, "--terrain", staircase.geometry().label, *(("--model", model) if model else ())]
     runs = []
     for k in range(starts):
-        for attempt in range(MEASURE_ATTEMPTS):
-            folder = out / f"start_{k}" / f"attempt_{attempt}"
-            folder.mkdir(parents=True, exist_ok=True)
-            sim_args = [
-                "--bundle",
-                bundle,
-                "--terrain",
-                staircase.geometry().label,
-                *(("--model", model) if model else ()),
-            ]
-            if video and k == 0:
-                sim_args += ["--video", str((folder / "staircase.gif").resolve())]
-            code, output = scripted_run(folder, segments, ("--hold_heading",), sim_args, nice, bundle=bundle)
-            stalled = stall(folder, stale_s(bundle))
-            if stalled is None or (code == 0 and "DAMPING:" not in output):
-                break
-        figures = {"start": k, "attempts": attempt + 1, "controller_exit_code": code, "stall": stalled}
-        controller = (
-            ControllerRecord.read(folder / "controller.jsonl") if (folder / "controller.jsonl").exists() else None
-        )
-        if stalled is None and controller is not None and any(r["mode"] == "policy" for r in controller.steps):
+        video_args = ["--video", "staircase.gif"] if video and k == 0 else []  # into the attempt's folder (its cwd)
+        run = retried_run(
+            lambda attempt, k=k: out / f"start_{k}" / f"attempt_{attempt}",
+            segments, ("--hold_heading",), [*sim_args, *video_args], nice, bundle,
+        )  # fmt: skip
+        figures = {"start": k, "attempts": run.attempts, "controller_exit_code": run.code, "stall": run.stalled}
+        log = run.folder / "controller.jsonl"
+        controller = ControllerRecord.read(log) if log.exists() else None
+        if run.stalled is None and controller is not None and any(r["mode"] == "policy" for r in controller.steps):
             # a fall ends the script in damping (exit code 1): its figures say how far the robot got
             start = controller.policy_start()
             end = start + sum(s.duration_s for s in segments)
-            figures.update(crossing_figures(SimRecord.read(folder / "sim.jsonl").trunk, start, end, staircase))
+            figures.update(crossing_figures(SimRecord.read(run.folder / "sim.jsonl").trunk, start, end, staircase))
         runs.append(figures)
     summary.update(
         commands=segments_text(segments),
@@ -746,6 +767,8 @@ def stale_s(bundle: Path | str) -> float:
 
 def main(argv: list[str] | None = None) -> int:
     """``python -m go2_locomotion.sdk2.bench``: the timing and tracking measurement."""
+    from .. import pretrained
+
     parser = argparse.ArgumentParser(description="Measure the DDS deploy path on the simulated Go2 (loopback).")
     parser.add_argument("--seconds", type=float, default=60.0, help="Seconds of scripted walking (at most 60).")
     parser.add_argument("--out", type=Path, default=Path("logs/sdk2_bench"), help="Folder for records and bench.json.")
@@ -771,7 +794,9 @@ def main(argv: list[str] | None = None) -> int:
         help="Instead: cross a building's straight staircase (risers of RISER m, 6 up, a 2 m landing, 6 down, 3 m "
         "wide) over DDS with --bundle, holding the heading, --starts times; writes staircase.json.",
     )
-    parser.add_argument("--bundle", default="pretrained", help="With --staircase: the bundle (default: --task's).")
+    parser.add_argument(
+        "--bundle", default=pretrained.KEYWORD, help="With --staircase: the bundle (default: --task's shipped one)."
+    )
     parser.add_argument("--speed", type=float, default=STAIRCASE_SPEED, help="With --staircase: walking speed [m/s].")
     parser.add_argument("--video", action="store_true", help="With --staircase: the first start as staircase.gif.")
     parser.add_argument(
@@ -784,9 +809,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     if args.staircase is not None:
-        from .. import pretrained
-
-        bundle = pretrained.bundle(args.task) if args.bundle == "pretrained" else args.bundle
+        bundle = pretrained.bundle(args.task) if args.bundle == pretrained.KEYWORD else args.bundle
         figures = staircase_crossings(
             args.out, bundle, args.staircase, model=args.model, speed=args.speed, starts=args.starts,
             video=args.video, nice=args.nice,

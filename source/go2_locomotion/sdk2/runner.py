@@ -302,7 +302,7 @@ class Deployment:
         self.controller.reset()
         self._policy_steps = 0
         if self.heading_hold is not None:
-            self.heading_hold.heading = None
+            self.heading_hold.reset()
         self.key_command[:] = 0.0
         if self._stand_forces:
             standing = np.mean(np.asarray(self._stand_forces), axis=0)
