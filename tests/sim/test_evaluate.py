@@ -121,7 +121,7 @@ def test_usage_errors(tmp_path, capsys):
         (["--num_envs", "8"], "--num_envs is set by the grid"),
         (["--run", str(tmp_path / "none")], "no such run folder"),
         (["--robustness", "latency:40 weight:3"], "cell 'weight:3' is not one of"),
-        (["--robustness", "default", "--run", str(tmp_path)], "--robustness runs the command grid of one checkpoint"),
+        (["--robustness", "default", "--run", str(tmp_path)], "--robustness evaluates one checkpoint: not with --run"),
     ]:
         assert evaluate.main([*CPU, *args]) == 2
         err = capsys.readouterr().err

@@ -78,3 +78,28 @@ def test_isaac_lab_and_mujoco_terrain_reports_compare(zero_action, tmp_path, cap
     with capsys.disabled():  # the comparison and the tracking errors, for the record
         errors = {name: [round(c["xy_error"], 3) for c in r["terrain"]] for name, r in reports.items()}
         print(f"\n{printed}\nxy error [m/s] per cell: {errors}")
+
+
+def test_robustness_cells_on_terrain(zero_action, tmp_path, capsys):
+    """``--robustness`` with ``--terrain``: the terrain cells once per robustness cell. Standing on the nominal robot
+    no robot falls; with the PD gains x0.05 (Kp 1.25 N m/rad) the zero action cannot hold the 15 kg trunk up, it
+    sinks onto the ground and every robot counts as fallen; the grid's JSON, plot and table carry each terrain
+    cell's success and falls per robustness cell."""
+    checkpoint, _ = zero_action
+    out = tmp_path / "robust"
+    cpu = ["--task", "Go2-Rough", "--device", "cpu", "--headless", "--checkpoint", str(checkpoint)]
+    assert evaluate.main([*cpu, *SHORT, "--robustness", "nominal gains:0.05", "--out", str(out)]) == 0
+    grid = json.loads((out / "robustness.json").read_text())
+    assert grid["robots_per_cell"] == 2 and "0.5 m/s" in grid["title"]
+    assert [row["cell"] for row in grid["cells"]] == ["nominal", "gains:0.05"]
+    nominal, weak = grid["cells"]
+    for row in grid["cells"]:
+        assert [c["label"] for c in row["terrain"]] == LABELS
+        assert all(c["success_rate"] == 0.0 and c["robots"] == 2 for c in row["terrain"])
+        report = json.loads((out / row["report"] / "evaluation.json").read_text())
+        assert [c["fall_rate"] for c in report["terrain"]] == [c["fall_rate"] for c in row["terrain"]]
+    assert [c["fall_rate"] for c in nominal["terrain"]] == [0.0, 0.0]
+    assert [c["fall_rate"] for c in weak["terrain"]] == [1.0, 1.0]
+    assert (out / "robustness.png").is_file()
+    printed = capsys.readouterr().out
+    assert "gains:0.05" in printed and "stairs_up:0.05" in printed and "0.00 (0.00-0.66)" in printed

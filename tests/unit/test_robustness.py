@@ -4,7 +4,7 @@ import pytest
 
 import go2_locomotion.tasks  # noqa: F401  (registers the tasks)
 from go2_locomotion.assets import go2
-from go2_locomotion.evaluation.robustness import DEFAULT, Cell, parse_cells, summary, table
+from go2_locomotion.evaluation.robustness import DEFAULT, Cell, parse_cells, summary, table, terrain_summary, write
 from go2_locomotion.tasks.robustness import apply_cell
 
 
@@ -77,3 +77,40 @@ def test_summary_counts_the_cells_falls():
     row = summary(Cell("latency", 40.0), report, "latency_40")
     assert (row["robots"], row["falls"], row["cell"]) == (12, 1, "latency:40")
     assert "latency:40" in table([row]) and " 1 of 12" in table([row])
+
+
+def test_terrain_rows_carry_each_cells_success_and_interval(tmp_path):
+    """Over terrain cells a row keeps each terrain cell's success with its interval and falls; the table prints one
+    column per terrain cell; the JSON records robots per terrain cell and the plot is written."""
+
+    def cell(label, success, interval, falls):
+        return {
+            "label": label,
+            "robots": 64,
+            "success_rate": success,
+            "success_interval": interval,
+            "fall_rate": falls,
+            "xy_error": 0.3,
+        }
+
+    report = {"terrain": [cell("stairs_up:0.15", 0.75, [0.63, 0.84], 0.1), cell("stairs_up:0.18", 0.25, None, 0.5)]}
+    rows = [terrain_summary(Cell("nominal"), report, "nominal"), terrain_summary(Cell("payload", 6.0), report, "p")]
+    assert rows[1]["cell"] == "payload:6" and [c["label"] for c in rows[1]["terrain"]] == [
+        "stairs_up:0.15",
+        "stairs_up:0.18",
+    ]
+    assert rows[0]["terrain"][1] == {
+        "label": "stairs_up:0.18",
+        "robots": 64,
+        "success_rate": 0.25,
+        "success_interval": None,
+        "fall_rate": 0.5,
+    }
+    printed = table(rows).splitlines()
+    assert "stairs_up:0.15" in printed[0] and "stairs_up:0.18" in printed[0]
+    assert printed[2].startswith("payload:6") and "0.75 (0.63-0.84)" in printed[2] and printed[2].endswith("0.25")
+    json_path, png_path = write(rows, tmp_path, "t", 64)
+    import json
+
+    payload = json.loads(json_path.read_text())
+    assert payload["robots_per_cell"] == 64 and "robots_per_command" not in payload and png_path.is_file()

@@ -144,12 +144,45 @@ def summary(cell: Cell, report: dict, folder: str) -> dict:
     }
 
 
+def terrain_summary(cell: Cell, report: dict, folder: str) -> dict:
+    """One row of a robustness grid over terrain cells (``--robustness`` with ``--terrain``) from the cell's terrain
+    report: per terrain cell its success with the 95 % interval and its falls."""
+    terrain = [
+        {
+            "label": c["label"],
+            "robots": c["robots"],
+            "success_rate": c["success_rate"],
+            "success_interval": c.get("success_interval"),
+            "fall_rate": c["fall_rate"],
+        }
+        for c in report["terrain"]
+    ]
+    return {"cell": cell.label(), "changes": cell.describe(), "terrain": terrain, "report": folder}
+
+
+def is_terrain_grid(rows: list[dict]) -> bool:
+    """Whether the rows are :func:`terrain_summary`'s (else :func:`summary`'s)."""
+    return bool(rows) and "terrain" in rows[0]
+
+
 def _fmt(value, width=7, digits=3) -> str:
     return f"{'–':>{width}}" if value is None else f"{value:>{width}.{digits}f}"
 
 
+def _success_text(c: dict) -> str:
+    interval = c["success_interval"]
+    return f"{c['success_rate']:.2f}" + ("" if interval is None else f" ({interval[0]:.2f}-{interval[1]:.2f})")
+
+
 def table(rows: list[dict]) -> str:
-    """The grid as printed: one line a cell."""
+    """The grid as printed: one line a cell; over terrain cells, each terrain cell's success with its interval."""
+    if is_terrain_grid(rows):
+        labels = [c["label"] for c in rows[0]["terrain"]]
+        lines = [f"{'cell':18s} " + " ".join(f"{label:>22s}" for label in labels)]
+        for r in rows:
+            lines.append(f"{r['cell']:18s} " + " ".join(f"{_success_text(c):>22s}" for c in r["terrain"]))
+        lines.append("success (95 % interval) per terrain cell")
+        return "\n".join(lines)
     lines = [f"{'cell':18s} {'falls':>9s} {'xy err':>7s} {'yaw err':>7s} {'drift':>7s}"]
     for r in rows:
         lines.append(
@@ -159,8 +192,32 @@ def table(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def plot_terrain(rows: list[dict], title: str, path: Path) -> None:
+    """Success with its 95 % interval per robustness cell, one group of bars per terrain cell."""
+    labels = [c["label"] for c in rows[0]["terrain"]]
+    width = 0.8 / len(rows)
+    with figure(path, dpi=80, figsize=(max(8, 2.5 * len(labels)), 4.5)) as (fig, ax):
+        for i, r in enumerate(rows):
+            x = [j + (i - (len(rows) - 1) / 2) * width for j in range(len(labels))]
+            values = [c["success_rate"] for c in r["terrain"]]
+            errors = [
+                (v - c["success_interval"][0], c["success_interval"][1] - v) if c["success_interval"] else (0, 0)
+                for v, c in zip(values, r["terrain"], strict=True)
+            ]
+            ax.bar(x, values, width, yerr=list(zip(*errors, strict=True)), capsize=2, label=r["cell"])
+        ax.set_xticks(range(len(labels)), labels)
+        ax.set_ylabel("success (95 % interval)")
+        ax.set_ylim(0, 1.05)
+        ax.grid(alpha=0.3, axis="y")
+        ax.legend(fontsize=8, ncols=2)
+        fig.suptitle(title)
+
+
 def plot(rows: list[dict], title: str, path: Path) -> None:
-    """Falls, xy error and heading drift per cell."""
+    """Falls, xy error and heading drift per cell (over terrain cells: :func:`plot_terrain`)."""
+    if is_terrain_grid(rows):
+        plot_terrain(rows, title, path)
+        return
     names = [r["cell"] for r in rows]
     x = list(range(len(rows)))
     panels = (
@@ -177,11 +234,13 @@ def plot(rows: list[dict], title: str, path: Path) -> None:
         fig.suptitle(title)
 
 
-def write(rows: list[dict], out: Path, title: str, robots_per_command: int) -> tuple[Path, Path]:
-    """Write the grid's :data:`REPORT_FILE` and :data:`PLOT_FILE` into ``out`` (beside the cells' folders)."""
+def write(rows: list[dict], out: Path, title: str, robots: int) -> tuple[Path, Path]:
+    """Write the grid's :data:`REPORT_FILE` and :data:`PLOT_FILE` into ``out`` (beside the cells' folders); ``robots``
+    per command (a command grid) or per terrain cell."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    payload = {"format": FORMAT, "title": title, "robots_per_command": robots_per_command, "cells": rows}
+    per = "robots_per_cell" if is_terrain_grid(rows) else "robots_per_command"
+    payload = {"format": FORMAT, "title": title, per: robots, "cells": rows}
     (out / REPORT_FILE).write_text(json.dumps(payload, indent=2) + "\n")
     plot(rows, title, out / PLOT_FILE)
     return out / REPORT_FILE, out / PLOT_FILE

@@ -11,6 +11,10 @@ policy's action mean drives it. Robots that fall are counted, and their figures 
 the terrain curriculum's criterion (:mod:`go2_locomotion.evaluation.terrain`). Go2-Rough's command grid runs on
 its level-0 terrain.
 
+``--robustness CELLS`` runs the grid once per cell of :mod:`go2_locomotion.evaluation.robustness` (latency, gains,
+payload, ...), each in an environment changed by that cell; with ``--terrain`` it runs the terrain cells once per
+robustness cell instead (what a payload or a delay costs on stairs).
+
 ``--run RUN --every K`` evaluates every K-th checkpoint of a run (and its last) in one environment and names the
 best by the grid summary (:func:`~go2_locomotion.evaluation.metrics.rank_key`); ``--compare A B`` prints two
 reports side by side, from this script or from ``sim2sim.py --grid``.
@@ -100,7 +104,8 @@ def build_parser() -> argparse.ArgumentParser:
             "--robustness",
             default=None,
             metavar="CELLS",
-            help="The command grid once per cell, each changing one figure of the play robot or its world: 'default' "
+            help="The command grid (or --terrain's cells) once per cell, each changing one figure of the play robot "
+            "or its world: 'default' "
             f"(latency 20 / 40 ms, gains x0.8 / x1.2, payload 3 / 6 kg, friction 0.3 / 0.2, pushes 0.8 / 1.2 m/s, "
             f"noise x2 / x4, joint model off / on) or cells like 'latency:40 payload:3' ({robustness.FORMS}).",
         )
@@ -149,8 +154,8 @@ def _check_arguments(args) -> None:
             raise UsageError(f"--terrain_speed {error}") from None
     else:
         args.terrain_speed = terrain_eval.FORWARD_SPEED
-    if args.robustness is not None and (args.terrain is not None or args.run is not None):
-        raise UsageError("--robustness runs the command grid of one checkpoint: not with --terrain or --run")
+    if args.robustness is not None and args.run is not None:
+        raise UsageError("--robustness evaluates one checkpoint: not with --run")
     if not (np.isfinite(args.stall_timeout) and args.stall_timeout >= 0):
         raise UsageError(f"--stall_timeout must be a finite number of seconds >= 0 (0: off), got {args.stall_timeout}")
     if args.every < 1:
@@ -215,8 +220,8 @@ def _main(argv: list[str] | None) -> int:
         results = [
             _evaluate(args, plan, session, checkpoint) for checkpoint in plan.checkpoints or [session.checkpoint]
         ]
-        if plan.checkpoints:
-            _write_run_report([r for r in results if r is not None], args.out or args.run / "evaluation")
+        if plan.checkpoints and not plan.cells:
+            _write_run_report(results, args.out or args.run / "evaluation")
     return 0
 
 
@@ -269,7 +274,7 @@ def _plan(args, overrides: list[str]) -> Plan:
     return Plan(checkpoints, grid, cells, robustness, [*overrides, *fixed_command_overrides(args.duration)], generator)
 
 
-def _evaluate(args, plan: Plan, session, checkpoint: Path, out: Path | None = None) -> tuple | None:
+def _evaluate(args, plan: Plan, session, checkpoint: Path, out: Path | None = None) -> tuple:
     """Evaluate ``checkpoint`` in the session's environment (loading it unless it is the session's), write its
     report to ``out`` (default :func:`_out_dir`) and print its table; returns ``(checkpoint, report, report
     path)`` for a command grid, ``None`` for terrain cells."""
@@ -319,7 +324,7 @@ def _evaluate(args, plan: Plan, session, checkpoint: Path, out: Path | None = No
         json_path, png_path = terrain_report.write(report, out)
         print(terrain_report.table(report))
         print(f"[go2] wrote {json_path}, {png_path}")
-        return None
+        return checkpoint, report, json_path
     with guard:
         figures = rollout(guard, policy, grid, args.robots_per_command, args.duration, args.settle)
     settings.update(
@@ -337,9 +342,9 @@ def _evaluate(args, plan: Plan, session, checkpoint: Path, out: Path | None = No
 
 
 def _robustness(args, plan: Plan) -> Path:
-    """The command grid once per robustness cell, each in an environment changed by the cell
-    (:func:`go2_locomotion.tasks.robustness.apply_cell`); writes ``robustness.json`` and ``robustness.png`` beside
-    the cells' reports and prints the grid."""
+    """The command grid (or with ``--terrain`` the terrain cells) once per robustness cell, each in an environment
+    changed by the cell (:func:`go2_locomotion.tasks.robustness.apply_cell`); writes ``robustness.json`` and
+    ``robustness.png`` beside the cells' reports and prints the grid."""
     from ..tasks.robustness import apply_cell
 
     rows, out, title = [], None, ""
@@ -353,9 +358,13 @@ def _robustness(args, plan: Plan) -> Path:
         with loaded_policy(args, plan.overrides, video=False, prepare=prepare) as session:
             out = args.out or session.work_dir / "robustness" / session.checkpoint.stem
             _, report, _ = _evaluate(args, plan, session, session.checkpoint, out=out / robustness.folder(cell))
-            rows.append(robustness.summary(cell, report, robustness.folder(cell)))
+            row = robustness.terrain_summary if plan.cells else robustness.summary
+            rows.append(row(cell, report, robustness.folder(cell)))
             title = f"{session.task} on {physics_record(session.env)['engine']}: {session.checkpoint.name}"
-    json_path, png_path = robustness.write(rows, out, title, args.robots_per_command)
+            if plan.cells:
+                title += f", forward {args.terrain_speed:g} m/s"
+    robots = args.robots_per_cell if plan.cells else args.robots_per_command
+    json_path, png_path = robustness.write(rows, out, title, robots)
     print(robustness.table(rows))
     print(f"[go2] wrote {json_path}, {png_path}")
     return out
