@@ -396,6 +396,38 @@ def test_real_go2_preset_trains_on_the_real_robot_and_plays_the_nominal_one(task
     assert first.rewards.track_lin_vel_cycle is None
 
 
+@pytest.mark.parametrize("task", TRAINING_TASKS)
+def test_climbable_narrows_the_real_go2s_randomisation_and_plays_the_same_robot(task):
+    """presets=climbable: 0-20 ms of target delay (4 physics steps of 5 ms), at most 3 kg of payload, the feet's
+    friction from 0.4, Kp and Kd x0.9-1.1; everything else the real Go2's; its play robot the nominal one, as
+    without it (a training command's presets play too); its bundle records the narrower ranges."""
+    from go2_locomotion.export.manifest import training_conditions
+
+    full = _resolved(task, presets=REAL_GO2)
+    narrow = _resolved(task, presets=f"{REAL_GO2},climbable")
+    assert (narrow.actions.joint_pos.min_delay, narrow.actions.joint_pos.max_delay) == (0, 4)
+    events = narrow.events
+    assert events.add_base_mass.params["mass_distribution_params"] == (-1.0, 3.0)
+    assert events.physics_material.params["static_friction_range"] == (0.4, 1.25)
+    assert events.physics_material.params["dynamic_friction_range"] == (0.4, 1.25)
+    assert events.actuator_gains.params["stiffness_distribution_params"] == (0.9, 1.1)
+    assert events.actuator_gains.params["damping_distribution_params"] == (0.9, 1.1)
+    changed = {
+        "actions.joint_pos.max_delay",
+        "events.add_base_mass.params.mass_distribution_params",
+        "events.physics_material.params.static_friction_range",
+        "events.physics_material.params.dynamic_friction_range",
+        "events.actuator_gains.params.stiffness_distribution_params",
+        "events.actuator_gains.params.damping_distribution_params",
+    }
+    assert _differences(full, narrow) == changed
+    played = _resolved(task, play_mode=True, presets=f"{REAL_GO2},climbable")
+    assert played.to_dict() == _resolved(task, play_mode=True, presets=REAL_GO2).to_dict()
+    recorded = training_conditions(narrow)
+    assert recorded["action_delay_s"] == [0.0, 0.02]
+    assert recorded["events"]["add_base_mass"]["mass_distribution_params"] == [-1.0, 3.0]
+
+
 def test_bundle_records_what_training_randomised():
     from go2_locomotion.export.manifest import training_conditions
 

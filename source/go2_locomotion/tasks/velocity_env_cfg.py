@@ -39,6 +39,9 @@ from isaaclab_tasks.utils import PresetCfg, preset
 
 from ..assets.go2 import (
     ACTION_DELAY_S,
+    CLIMBABLE,
+    CLIMBABLE_ACTION_DELAY_S,
+    CLIMBABLE_PAYLOAD_RANGE,
     DEFAULT_ROBOT,
     GO2_CFG,
     PAYLOAD_RANGE,
@@ -265,6 +268,20 @@ def scale_joint_figures(func, **ranges) -> EventTerm:
     )
 
 
+def climbable(full, narrow):
+    """A real-Go2 randomisation range: ``full`` by default, ``narrow`` with ``presets=climbable``
+    (:data:`~go2_locomotion.assets.go2.CLIMBABLE`)."""
+    return preset(default=full, **{CLIMBABLE: narrow})
+
+
+CLIMBABLE_FRICTION_RANGE = (0.4, 1.25)
+"""The feet's static and dynamic friction with ``presets=climbable`` [-]: at 0.3 the shipped Go2-Rough climbed no
+18 cm stairs (0 of 64) and 15 cm in 0.56; dry stairs of wood, stone or concrete under a rubber foot lie above 0.4."""
+
+CLIMBABLE_GAIN_RANGE = (0.9, 1.1)
+"""Kp and Kd factors with ``presets=climbable`` [-]: HIMLoco's range; x0.8 halved the 18 cm stairs (0.52 -> 0.27)."""
+
+
 def real_go2_only(term):
     """``term`` with ``presets=real_go2`` (:data:`~go2_locomotion.assets.go2.REAL_GO2`), no term otherwise."""
     return per_robot(first=None, real=term)
@@ -382,11 +399,14 @@ class ActionsCfg:
         scale=0.25,
         use_default_offset=True,
         min_delay=round(ACTION_DELAY_S[0] / SIM_DT),
-        max_delay=per_robot(first=0, real=round(ACTION_DELAY_S[1] / SIM_DT)),
+        max_delay=per_robot(
+            first=0,
+            real=climbable(round(ACTION_DELAY_S[1] / SIM_DT), round(CLIMBABLE_ACTION_DELAY_S[1] / SIM_DT)),
+        ),
     )
     """Action ``[N, 12]``: target = standing pose + 0.25 x action [rad]; with ``presets=real_go2`` reaching the motors
-    0-8 physics steps (0-40 ms, :data:`~go2_locomotion.assets.go2.ACTION_DELAY_S`) late, drawn per robot at each
-    reset."""
+    0-8 physics steps (0-40 ms, :data:`~go2_locomotion.assets.go2.ACTION_DELAY_S`; with ``presets=climbable`` 0-4,
+    :data:`~go2_locomotion.assets.go2.CLIMBABLE_ACTION_DELAY_S`) late, drawn per robot at each reset."""
 
 
 GO2_WEIGHT = TOTAL_MASS * -SimulationCfg().gravity[2]
@@ -523,8 +543,10 @@ class EventsCfg:
         mode="startup",
         params={
             "asset_cfg": SceneEntityCfg("robot", body_names=".*"),
-            "static_friction_range": per_robot(first=(0.8, 0.8), real=(0.2, 1.25)),
-            "dynamic_friction_range": per_robot(first=(0.6, 0.6), real=(0.2, 1.25)),
+            "static_friction_range": per_robot(first=(0.8, 0.8), real=climbable((0.2, 1.25), CLIMBABLE_FRICTION_RANGE)),
+            "dynamic_friction_range": per_robot(
+                first=(0.6, 0.6), real=climbable((0.2, 1.25), CLIMBABLE_FRICTION_RANGE)
+            ),
             "restitution_range": (0.0, 0.0),
             "num_buckets": 64,
             "make_consistent": per_robot(first=False, real=True),
@@ -532,7 +554,7 @@ class EventsCfg:
     )
     """Robot friction, set once at start-up (the ground's is 1.0 and the two multiply): 0.8 static, 0.6 dynamic; with
     ``presets=real_go2`` both drawn from [0.2, 1.25], dynamic at most static: wet tiles to rubber on concrete,
-    HIMLoco's Go2 range."""
+    HIMLoco's Go2 range (``presets=climbable``: :data:`CLIMBABLE_FRICTION_RANGE`)."""
 
     add_base_mass = per_robot(
         first=EventTerm(
@@ -550,23 +572,25 @@ class EventsCfg:
             mode="startup",
             params={
                 "asset_cfg": SceneEntityCfg("robot", body_names="base"),
-                "mass_distribution_params": PAYLOAD_RANGE,
+                "mass_distribution_params": climbable(PAYLOAD_RANGE, CLIMBABLE_PAYLOAD_RANGE),
                 "operation": "add",
             },
         ),
     )
     """Trunk mass scaled by a log-uniform factor in [0.8, 1.25]; with ``presets=real_go2`` a payload: -1 to +7 kg
-    on the trunk (:data:`~go2_locomotion.assets.go2.PAYLOAD_RANGE`), its inertia scaled with it."""
+    on the trunk (:data:`~go2_locomotion.assets.go2.PAYLOAD_RANGE`; ``presets=climbable``:
+    :data:`~go2_locomotion.assets.go2.CLIMBABLE_PAYLOAD_RANGE`), its inertia scaled with it."""
 
     actuator_gains = real_go2_only(
         scale_joint_figures(
             mdp.randomize_actuator_gains,
-            stiffness_distribution_params=(0.8, 1.2),
-            damping_distribution_params=(0.8, 1.2),
+            stiffness_distribution_params=climbable((0.8, 1.2), CLIMBABLE_GAIN_RANGE),
+            damping_distribution_params=climbable((0.8, 1.2), CLIMBABLE_GAIN_RANGE),
         )
     )
     """With ``presets=real_go2``: Kp and Kd of every joint scaled by [0.8, 1.2], per joint: motor and drive spread
-    (HIMLoco 0.9-1.1; the robustness grid's gain cells are x0.8 and x1.2)."""
+    (HIMLoco 0.9-1.1; the robustness grid's gain cells are x0.8 and x1.2; ``presets=climbable``:
+    :data:`CLIMBABLE_GAIN_RANGE`)."""
 
     joint_parameters = real_go2_only(
         scale_joint_figures(
@@ -813,7 +837,12 @@ class Go2RoughEnvCfg(ManagerBasedRLEnvCfg):
             _set_real_go2(events, "add_base_mass", None)  # the payload
         friction = events.physics_material.params
         for key, value in zip(("static_friction_range", "dynamic_friction_range"), NOMINAL_ROBOT_FRICTION, strict=True):
-            _set_real_go2(friction, key, (value, value))
+            nominal = (value, value)
+            # unresolved (the Play task's config), presets=climbable stays a name, nominal either way: a training
+            # command's presets play too
+            _set_real_go2(
+                friction, key, climbable(nominal, nominal) if isinstance(friction[key], PresetCfg) else nominal
+            )
         self.actions.joint_pos.max_delay = 0
         self.commands.base_velocity.debug_vis = True
         terrain = self.scene.terrain
