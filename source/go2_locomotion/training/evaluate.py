@@ -277,7 +277,7 @@ def _plan(args, overrides: list[str]) -> Plan:
 def _evaluate(args, plan: Plan, session, checkpoint: Path, out: Path | None = None) -> tuple:
     """Evaluate ``checkpoint`` in the session's environment (loading it unless it is the session's), write its
     report to ``out`` (default :func:`_out_dir`) and print its table; returns ``(checkpoint, report, report
-    path)`` for a command grid, ``None`` for terrain cells."""
+    path)``, a command-grid or a terrain report."""
     env, runner, agent_cfg = session.env, session.runner, session.agent_cfg
     if checkpoint != session.checkpoint:
         data = read_checkpoint(checkpoint)
