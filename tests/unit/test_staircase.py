@@ -78,3 +78,17 @@ def test_a_start_is_judged_from_the_trunk_record():
     # stopped short: not crossed
     short = crossing_figures(walk[:100], 1.0, 25.0, s)
     assert not short["crossed"] and short["furthest_x_m"] == pytest.approx(0.05 * 99)
+
+
+def test_a_stall_spoils_a_run_only_when_the_controller_then_faulted():
+    """A stall beyond the bound that the controller rode through (exit 0, no damping) keeps the run's figures; one
+    followed by a fault or damping may have decided the outcome, and is run again."""
+    from pathlib import Path
+
+    from go2_locomotion.sdk2.bench import RetriedRun
+
+    assert not RetriedRun(Path("."), 0, "walked", None, []).spoiled
+    assert not RetriedRun(Path("."), 0, "walked", "LowState 80 ms old", []).spoiled
+    assert RetriedRun(Path("."), 1, "DAMPING: stale state", "LowState 80 ms old", []).spoiled
+    assert RetriedRun(Path("."), 0, "DAMPING: stale state", "LowState 80 ms old", []).spoiled
+    assert not RetriedRun(Path("."), 1, "DAMPING: fell", None, []).spoiled

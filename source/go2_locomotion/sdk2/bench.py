@@ -430,6 +430,13 @@ class RetriedRun:
     def attempts(self) -> int:
         return min(len(self.stalls) + 1, MEASURE_ATTEMPTS)
 
+    @property
+    def spoiled(self) -> bool:
+        """The machine stalled the last attempt beyond the bound and the controller then faulted: the stall, not the
+        policy, may have decided the outcome. A stall the controller rode through (exit code 0, no damping) spoils
+        nothing."""
+        return self.stalled is not None and (self.code != 0 or "DAMPING:" in self.output)
+
 
 def retried_run(
     folder_of: Callable[[int], Path],
@@ -447,10 +454,11 @@ def retried_run(
         folder.mkdir(parents=True, exist_ok=True)
         code, output = scripted_run(folder, segments, controller_args, sim_args, nice, bundle=bundle)
         stalled = stall(folder, stale_s(bundle))
-        if stalled is None or (code == 0 and "DAMPING:" not in output):
-            break
+        run = RetriedRun(folder, code, output, stalled, stalls)
+        if not run.spoiled:
+            return run
         stalls.append(stalled)
-    return RetriedRun(folder, code, output, stalled, stalls)
+    return run
 
 
 # --- the measurement --------------------------------------------------------------------------------------------------
@@ -726,7 +734,7 @@ def staircase_crossings(
         figures = {"start": k, "attempts": run.attempts, "controller_exit_code": run.code, "stall": run.stalled}
         log = run.folder / "controller.jsonl"
         controller = ControllerRecord.read(log) if log.exists() else None
-        if run.stalled is None and controller is not None and any(r["mode"] == "policy" for r in controller.steps):
+        if not run.spoiled and controller is not None and any(r["mode"] == "policy" for r in controller.steps):
             # a fall ends the script in damping (exit code 1): its figures say how far the robot got
             start = controller.policy_start()
             end = start + sum(s.duration_s for s in segments)
