@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..plotting import figure
+from .terrain_report import interval_text
 
 KINDS = {
     "nominal": ("", "the play robot unchanged"),
@@ -170,8 +171,9 @@ def _fmt(value, width=7, digits=3) -> str:
 
 
 def _success_text(c: dict) -> str:
-    interval = c["success_interval"]
-    return f"{c['success_rate']:.2f}" + ("" if interval is None else f" ({interval[0]:.2f}-{interval[1]:.2f})")
+    """``0.75 (0.63-0.84)``: success with the terrain report's interval text, the rate alone without an interval."""
+    rate = f"{c['success_rate']:.2f}"
+    return rate if c["success_interval"] is None else f"{rate} ({interval_text(c)})"
 
 
 def table(rows: list[dict]) -> str:
