@@ -444,3 +444,24 @@ def test_bundle_records_what_training_randomised():
     default = training_conditions(_resolved("Go2-Flat", presets=FIRST_GO2))
     assert default["action_delay_s"] == [0.0, 0.0] and "actuator_gains" not in default["events"]
     assert default["events"]["add_base_mass"]["mass_distribution_params"] == [0.8, 1.25]
+
+
+def test_a_bundle_records_the_ranges_its_run_trained_against_not_the_exports(tmp_path):
+    """A run trained with presets=climbable (or the same ranges as Hydra overrides) and exported without it: the
+    bundle's training entry is read from the run's params/env.yaml, Isaac Lab's dump of what it trained on."""
+    from isaaclab.utils.io import dump_yaml
+
+    from go2_locomotion import run_params
+    from go2_locomotion.export.manifest import RUN_ENV_PARAMS, training_conditions, training_conditions_of_run
+
+    narrow = _resolved("Go2-Rough", presets=f"{REAL_GO2},climbable")
+    dump_yaml(str(tmp_path / RUN_ENV_PARAMS), narrow)
+    recorded = training_conditions_of_run(run_params.load(tmp_path / RUN_ENV_PARAMS))
+    from_config = training_conditions(narrow)
+    assert recorded["events"] == from_config["events"]  # the dump and the config agree, term by term
+    assert recorded["action_delay_s"] == [0.0, 0.02]  # 4 physics steps of 5 ms
+    assert recorded["events"]["physics_material"]["static_friction_range"] == [0.4, 1.25]
+    assert "asset_cfg" not in recorded["events"]["actuator_gains"]  # a selection, not a range
+    assert recorded["source"] == "the run's resolved training configuration (params/env.yaml)"
+    exported = training_conditions(_resolved("Go2-Rough", presets=REAL_GO2))  # the export's own presets
+    assert exported["events"]["physics_material"]["static_friction_range"] == [0.2, 1.25]

@@ -418,34 +418,71 @@ def training_conditions(env_cfg) -> dict[str, Any]:
     presets): the targets' delay and every event term (the start-up, reset and interval randomisation) with its
     ranges. The observation noise is in each term's entry; the export's own robot is the nominal play robot."""
     action_cfg = getattr(env_cfg.actions, ACTION_TERM)
-    sim_dt = env_cfg.sim.dt
+    terms = {
+        name: (getattr(term.func, "__name__", str(term.func)), term.mode, term.interval_range_s, term.params)
+        for name, term in vars(env_cfg.events).items()
+        if term is not None and hasattr(term, "func")
+    }
+    delay_steps = (getattr(action_cfg, "min_delay", 0), getattr(action_cfg, "max_delay", 0))
+    return _conditions(
+        "the task's training configuration with the export's presets", env_cfg.sim.dt, delay_steps, terms
+    )
+
+
+RUN_ENV_PARAMS = Path("params") / "env.yaml"
+"""A run folder's resolved training config as Isaac Lab dumps it (a shipped policy's folder carries its run's)."""
+
+
+def training_conditions_of_run(env_params: dict[str, Any]) -> dict[str, Any]:
+    """:func:`training_conditions` read from a run's resolved training config (:data:`RUN_ENV_PARAMS`, parsed by
+    :func:`go2_locomotion.run_params.load`): the ranges the run trained against, Hydra overrides and presets
+    included, whatever the export's own presets are. An entity selection (a dict with a ``name``, e.g.
+    ``asset_cfg``) is not a range and is left out, as it is from a config."""
+    action = env_params["actions"][ACTION_TERM]
+    terms = {
+        name: (
+            str(term["func"]).rpartition(":")[2],
+            term["mode"],
+            term.get("interval_range_s"),
+            {k: v for k, v in (term.get("params") or {}).items() if not (isinstance(v, dict) and "name" in v)},
+        )
+        for name, term in (env_params.get("events") or {}).items()
+        if isinstance(term, dict) and "func" in term
+    }
+    delay_steps = (action.get("min_delay", 0), action.get("max_delay", 0))
+    return _conditions(
+        f"the run's resolved training configuration ({RUN_ENV_PARAMS.as_posix()})",
+        env_params["sim"]["dt"],
+        delay_steps,
+        terms,
+    )
+
+
+def _conditions(source: str, sim_dt: float, delay_steps: tuple[int, int], terms: dict[str, tuple]) -> dict[str, Any]:
+    """The manifest's ``training`` entry: the targets' delay in seconds and each event term (``name -> (function
+    name, mode, interval range or None, params)``) with the params that are ranges."""
     events = {}
-    for name, term_cfg in vars(env_cfg.events).items():
-        if term_cfg is None or not hasattr(term_cfg, "func"):
-            continue
-        entry = {"function": getattr(term_cfg.func, "__name__", str(term_cfg.func)), "mode": term_cfg.mode}
-        if term_cfg.interval_range_s is not None:
-            entry["interval_range_s"] = _range_value(term_cfg.interval_range_s)
-        for key, value in term_cfg.params.items():
+    for name, (function, mode, interval, params) in terms.items():
+        entry = {"function": function, "mode": mode}
+        if interval is not None:
+            entry["interval_range_s"] = _range_value(interval)
+        for key, value in params.items():
             if (described := _range_value(value)) is not _UNSET:
                 entry[key] = described
         events[name] = entry
     return {
-        "source": "the task's training configuration with the export's presets",
-        "action_delay_s": [
-            _number(getattr(action_cfg, "min_delay", 0) * sim_dt),
-            _number(getattr(action_cfg, "max_delay", 0) * sim_dt),
-        ],
+        "source": source,
+        "action_delay_s": [_number(delay_steps[0] * sim_dt), _number(delay_steps[1] * sim_dt)],
         "events": events,
     }
 
 
 def build_manifest(
-    env, runner, agent_cfg, *, onnx_path: Path, task: str, checkpoint: str | None, training_cfg=None
+    env, runner, agent_cfg, *, onnx_path: Path, task: str, checkpoint: str | None, training: dict | None = None
 ) -> dict[str, Any]:
     """The manifest of a policy exported to ``onnx_path``, read from ``env`` (the unwrapped
-    ``ManagerBasedRLEnv``), the RSL-RL ``runner`` and its ``agent_cfg``; ``training_cfg``, the task's training
-    config, gives the ``training`` entry (:func:`training_conditions`; ``None`` when not given).
+    ``ManagerBasedRLEnv``), the RSL-RL ``runner`` and its ``agent_cfg``; ``training`` is the ``training`` entry
+    (:func:`training_conditions` or :func:`training_conditions_of_run`; ``None`` when not given).
 
     Raises:
         ExportError: The environment uses a term the bundle cannot describe.
@@ -471,7 +508,7 @@ def build_manifest(
         "observation": _observation(env, runner),
         "commands": _commands(env),
         "policy": _policy(onnx_path),
-        "training": None if training_cfg is None else training_conditions(training_cfg),
+        "training": training,
     }
 
 
@@ -566,17 +603,18 @@ def export_bundle(
     *,
     task: str,
     checkpoint: str | None,
-    training_cfg=None,
+    training: dict | None = None,
     symmetrise: bool = False,
 ) -> dict[str, Path]:
     """Export ``policy.pt``, ``policy.onnx`` and ``deploy.yaml`` into ``export_dir``; returns their paths.
-    ``training_cfg``: the task's training config, recorded as the manifest's ``training`` entry; ``symmetrise``:
-    export the policy averaged with its left-right mirror image (:mod:`.symmetrised`; ``policy.symmetrised``)."""
+    ``training``: what the policy trained against (the manifest's ``training`` entry, see :func:`build_manifest`);
+    ``symmetrise``: export the policy averaged with its left-right mirror image (:mod:`.symmetrised`;
+    ``policy.symmetrised``)."""
     export_dir = Path(export_dir)
     export_dir.mkdir(parents=True, exist_ok=True)
     jit_path, onnx_path = export_policy(runner, export_dir, mirror_of(env) if symmetrise else None)
     manifest = build_manifest(
-        env, runner, agent_cfg, onnx_path=onnx_path, task=task, checkpoint=checkpoint, training_cfg=training_cfg
+        env, runner, agent_cfg, onnx_path=onnx_path, task=task, checkpoint=checkpoint, training=training
     )
     manifest["policy"]["symmetrised"] = symmetrise
     return {"policy.pt": jit_path, "policy.onnx": onnx_path, MANIFEST_FILE: write_manifest(manifest, export_dir)}

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import pretrained
+from .. import pretrained, run_params
 from ..errors import UsageError, usage_errors_exit
 from .checkpoints import check_compatible, log_root, policy_state, read_checkpoint, resolve_checkpoint
 from .cli import resolve_configs
@@ -164,11 +164,20 @@ def export_all(session: PolicySession, export_dir: Path, symmetrise: bool = Fals
     Raises:
         UsageError: The environment uses a term the deploy manifest cannot describe.
     """
-    from go2_locomotion.export.manifest import ExportError, export_bundle
+    from go2_locomotion.export.manifest import (
+        RUN_ENV_PARAMS,
+        ExportError,
+        export_bundle,
+        training_conditions,
+        training_conditions_of_run,
+    )
 
-    # the environment's training config: the agent's overrides have no config to land in here
-    env_overrides = [o for o in session.overrides if not o.lstrip("+~").startswith("agent.")]
-    training_cfg, _ = resolve_configs(session.task, None, play_mode=False, overrides=env_overrides)
+    run_params_file = session.checkpoint.parent / RUN_ENV_PARAMS
+    if run_params_file.is_file():  # what the run trained against, its overrides included
+        training = training_conditions_of_run(run_params.load(run_params_file))
+    else:  # the environment's training config: the agent's overrides have no config to land in here
+        env_overrides = [o for o in session.overrides if not o.lstrip("+~").startswith("agent.")]
+        training = training_conditions(resolve_configs(session.task, None, play_mode=False, overrides=env_overrides)[0])
     try:
         files = export_bundle(
             session.env.unwrapped,
@@ -177,7 +186,7 @@ def export_all(session: PolicySession, export_dir: Path, symmetrise: bool = Fals
             export_dir,
             task=session.task,
             checkpoint=session.checkpoint.name,
-            training_cfg=training_cfg,
+            training=training,
             symmetrise=symmetrise,
         )
     except ExportError as error:
