@@ -452,11 +452,11 @@ def test_a_bundle_records_the_ranges_its_run_trained_against_not_the_exports(tmp
     from isaaclab.utils.io import dump_yaml
 
     from go2_locomotion import run_params
-    from go2_locomotion.export.manifest import RUN_ENV_PARAMS, training_conditions, training_conditions_of_run
+    from go2_locomotion.export.manifest import training_conditions, training_conditions_of_run
 
     narrow = _resolved("Go2-Rough", presets=f"{REAL_GO2},climbable")
-    dump_yaml(str(tmp_path / RUN_ENV_PARAMS), narrow)
-    recorded = training_conditions_of_run(run_params.load(tmp_path / RUN_ENV_PARAMS))
+    dump_yaml(str(tmp_path / run_params.PARAMS_ENV), narrow)
+    recorded = training_conditions_of_run(run_params.load(tmp_path / run_params.PARAMS_ENV))
     from_config = training_conditions(narrow)
     assert recorded["events"] == from_config["events"]  # the dump and the config agree, term by term
     assert recorded["action_delay_s"] == [0.0, 0.02]  # 4 physics steps of 5 ms

@@ -31,6 +31,7 @@ from ..robot.bundle import (
     sha256_file,
 )
 from ..robot.observations import OBSERVATION_TERMS, SCANNER, ObservationTerm
+from ..run_params import PARAMS_ENV
 from ..tasks import mdp
 from ..tasks.mdp.history import history_frames
 from ..tasks.mdp.symmetry import Go2Mirror, mirror_of
@@ -429,15 +430,11 @@ def training_conditions(env_cfg) -> dict[str, Any]:
     )
 
 
-RUN_ENV_PARAMS = Path("params") / "env.yaml"
-"""A run folder's resolved training config as Isaac Lab dumps it (a shipped policy's folder carries its run's)."""
-
-
 def training_conditions_of_run(env_params: dict[str, Any]) -> dict[str, Any]:
-    """:func:`training_conditions` read from a run's resolved training config (:data:`RUN_ENV_PARAMS`, parsed by
-    :func:`go2_locomotion.run_params.load`): the ranges the run trained against, Hydra overrides and presets
-    included, whatever the export's own presets are. An entity selection (a dict with a ``name``, e.g.
-    ``asset_cfg``) is not a range and is left out, as it is from a config."""
+    """:func:`training_conditions` read from a run's resolved training config
+    (:data:`~go2_locomotion.run_params.PARAMS_ENV`, parsed by :func:`go2_locomotion.run_params.load`): the ranges
+    the run trained against, Hydra overrides and presets included, whatever the export's own presets are. An entity
+    selection (a dict with a ``name``, e.g. ``asset_cfg``) is not a range and is left out, as it is from a config."""
     action = env_params["actions"][ACTION_TERM]
     terms = {
         name: (
@@ -451,7 +448,7 @@ def training_conditions_of_run(env_params: dict[str, Any]) -> dict[str, Any]:
     }
     delay_steps = (action.get("min_delay", 0), action.get("max_delay", 0))
     return _conditions(
-        f"the run's resolved training configuration ({RUN_ENV_PARAMS.as_posix()})",
+        f"the run's resolved training configuration ({PARAMS_ENV.as_posix()})",
         env_params["sim"]["dt"],
         delay_steps,
         terms,

@@ -165,14 +165,13 @@ def export_all(session: PolicySession, export_dir: Path, symmetrise: bool = Fals
         UsageError: The environment uses a term the deploy manifest cannot describe.
     """
     from go2_locomotion.export.manifest import (
-        RUN_ENV_PARAMS,
         ExportError,
         export_bundle,
         training_conditions,
         training_conditions_of_run,
     )
 
-    run_params_file = session.checkpoint.parent / RUN_ENV_PARAMS
+    run_params_file = session.checkpoint.parent / run_params.PARAMS_ENV
     if run_params_file.is_file():  # what the run trained against, its overrides included
         training = training_conditions_of_run(run_params.load(run_params_file))
     else:  # the environment's training config: the agent's overrides have no config to land in here
