@@ -14,7 +14,7 @@ from go2_locomotion.assets.go2_description import FOOT_BODIES
 from go2_locomotion.tasks import mdp
 from go2_locomotion.tasks.blind_env_cfg import Go2RoughBlindEnvCfg
 from go2_locomotion.tasks.mdp import symmetry
-from go2_locomotion.tasks.velocity_env_cfg import BLIND_LIN_VEL, Go2RoughEnvCfg, ObservationsCfg
+from go2_locomotion.tasks.velocity_env_cfg import BLIND_LIN_VEL, LONG_MEMORY, Go2RoughEnvCfg, ObservationsCfg
 
 FRAME = {"base_ang_vel": 3, "projected_gravity": 3, "velocity_commands": 3, "joint_pos": 12, "joint_vel": 12,
          "actions": 12, "gait_phase": 2}  # fmt: skip
@@ -26,7 +26,7 @@ def _terms(group) -> dict:
 
 
 def test_the_blind_actor_reads_only_what_a_go2_measures_over_a_history():
-    policy = Go2RoughBlindEnvCfg().observations.policy
+    policy = resolve_presets(Go2RoughBlindEnvCfg()).observations.policy
     terms = _terms(policy)
     assert list(terms) == list(FRAME)
     measured = {isaaclab_mdp.base_ang_vel, isaaclab_mdp.projected_gravity, isaaclab_mdp.joint_pos_rel}
@@ -47,6 +47,20 @@ def test_blind_lin_vel_adds_the_trunk_velocity_first_in_each_frame():
     assert terms["base_lin_vel"].func is isaaclab_mdp.base_lin_vel
     assert (terms["base_lin_vel"].noise.n_min, terms["base_lin_vel"].noise.n_max) == (-0.1, 0.1)
     assert (3 + sum(FRAME.values())) * symmetry.history_frames(with_velocity) == 500
+
+
+def test_long_memory_keeps_the_frame_and_sees_one_second():
+    # presets=long_memory: the same 47-wide frame over 50 policy steps = 50 x 0.02 s = 1.0 s, oldest first
+    short = resolve_presets(Go2RoughBlindEnvCfg()).observations.policy
+    long = resolve_presets(Go2RoughBlindEnvCfg(), [LONG_MEMORY]).observations.policy
+    assert list(_terms(long)) == list(_terms(short)) == list(FRAME)
+    env = resolve_presets(Go2RoughBlindEnvCfg(), [LONG_MEMORY])
+    assert symmetry.history_frames(long) * env.sim.dt * env.decimation == pytest.approx(1.0)
+    assert sum(FRAME.values()) * symmetry.history_frames(long) == 2350
+    assert long.history_order == "time"
+    # the teacher and the critic read no history: the preset changes the actor's input only
+    assert env.observations.teacher.to_dict() == resolve_presets(Go2RoughBlindEnvCfg()).observations.teacher.to_dict()
+    assert env.observations.critic.to_dict() == resolve_presets(Go2RoughBlindEnvCfg()).observations.critic.to_dict()
 
 
 def test_the_teacher_reads_go2_rough_policy_observation():

@@ -446,6 +446,15 @@ BLIND_HISTORY = 10
 """Policy steps a blind actor sees [-]: 0.2 s, about one swing of a foot (``GAIT_PERIOD`` / 2 = 0.25 s), long enough
 to feel a front foot strike a riser and lift it again; HIMLoco's Go2 history is 6 steps."""
 
+LONG_MEMORY = "long_memory"
+"""Preset name of the blind actor's long history (``presets=long_memory``, :data:`BLIND_LONG_HISTORY`)."""
+
+BLIND_LONG_HISTORY = 50
+"""Policy steps a blind actor sees with ``presets=long_memory`` [-]: 1.0 s, two gait cycles (``GAIT_PERIOD`` 0.5 s)
+and two risers of a building's staircase at a person's pace (0.28 m treads at 0.5 m/s: one riser per 0.56 s), so
+that the height of the last riser a foot met is still in view when the next one comes. With 0.2 s the student
+climbed 15 / 18 cm 0.72 / 0.48 of the time where its teacher climbs 1.00 / 0.97 (docs/learning.md)."""
+
 
 @configclass
 class ObservationsCfg:
@@ -511,15 +520,16 @@ class ObservationsCfg:
     class BlindPolicyCfg(PolicyCfg):
         """What a Go2 measures (``LowState`` at 50 Hz: IMU angular velocity, projected gravity, joint positions and
         velocities), the last action, the command and the clock, over the last :data:`BLIND_HISTORY` policy steps,
-        oldest first (``[N, 47 x 10]``). No trunk linear velocity (a robot estimates it) and no height scan; with
-        ``presets=blind_lin_vel`` (:data:`BLIND_LIN_VEL`) the trunk linear velocity too, first in each frame as in
-        Go2-Rough's policy (``[N, 50 x 10]``): the variant that measures what the estimated velocity is worth."""
+        oldest first (``[N, 47 x 10]``; ``[N, 47 x 50]`` with ``presets=long_memory``, :data:`BLIND_LONG_HISTORY`).
+        No trunk linear velocity (a robot estimates it) and no height scan; with ``presets=blind_lin_vel``
+        (:data:`BLIND_LIN_VEL`) the trunk linear velocity too, first in each frame as in Go2-Rough's policy
+        (``[N, 50 x 10]``): the variant that measures what the estimated velocity is worth."""
 
         def __post_init__(self):
             super().__post_init__()
             self.base_lin_vel = preset(default=None, **{BLIND_LIN_VEL: self.base_lin_vel})
             self.height_scan = None
-            self.history_length = BLIND_HISTORY
+            self.history_length = preset(default=BLIND_HISTORY, **{LONG_MEMORY: BLIND_LONG_HISTORY})
             self.history_order = "time"
 
     policy: PolicyCfg = PolicyCfg()

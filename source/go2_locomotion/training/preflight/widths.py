@@ -38,6 +38,7 @@ def config_observation_term_widths(env_cfg) -> dict[str, dict[str, int | None]]:
     from isaaclab_tasks.utils import PresetCfg  # Isaac Lab task configs: heavy
 
     from ...export.manifest import observation_format_name
+    from ...tasks.mdp.history import group_length
 
     widths: dict[str, dict[str, int | None]] = {}
     for group_name, group in observation_groups(env_cfg).items():
@@ -55,7 +56,7 @@ def config_observation_term_widths(env_cfg) -> dict[str, dict[str, int | None]]:
                 ray_starts, _ = pattern.func(pattern, "cpu")
                 width = int(ray_starts.shape[0])
             # a history of H steps, flattened: H x the step's width (the group's length overrides the term's)
-            steps = group.history_length if group.history_length is not None else term.history_length
+            steps = group_length(group) if group_length(group) is not None else term.history_length
             terms[term_name] = width * max(steps, 1) if width is not None else None
         widths[group_name] = terms
     return widths
