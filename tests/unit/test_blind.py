@@ -58,6 +58,8 @@ def test_long_memory_keeps_the_frame_and_sees_one_second():
     assert symmetry.history_frames(long) * env.sim.dt * env.decimation == pytest.approx(1.0)
     assert sum(FRAME.values()) * symmetry.history_frames(long) == 2350
     assert long.history_order == "time"
+    # a config whose presets are not resolved yet counts the default, 10 frames (the preflight reads such configs)
+    assert symmetry.history_frames(Go2RoughBlindEnvCfg().observations.policy) == 10
     # the teacher and the critic read no history: the preset changes the actor's input only
     assert env.observations.teacher.to_dict() == resolve_presets(Go2RoughBlindEnvCfg()).observations.teacher.to_dict()
     assert env.observations.critic.to_dict() == resolve_presets(Go2RoughBlindEnvCfg()).observations.critic.to_dict()
