@@ -51,18 +51,18 @@ def test_blind_lin_vel_adds_the_trunk_velocity_first_in_each_frame():
 
 def test_long_memory_keeps_the_frame_and_sees_one_second():
     # presets=long_memory: the same 47-wide frame over 50 policy steps = 50 x 0.02 s = 1.0 s, oldest first
-    short = resolve_presets(Go2RoughBlindEnvCfg()).observations.policy
-    long = resolve_presets(Go2RoughBlindEnvCfg(), [LONG_MEMORY]).observations.policy
-    assert list(_terms(long)) == list(_terms(short)) == list(FRAME)
+    plain = resolve_presets(Go2RoughBlindEnvCfg())
     env = resolve_presets(Go2RoughBlindEnvCfg(), [LONG_MEMORY])
+    long = env.observations.policy
+    assert list(_terms(long)) == list(_terms(plain.observations.policy)) == list(FRAME)
     assert symmetry.history_frames(long) * env.sim.dt * env.decimation == pytest.approx(1.0)
     assert sum(FRAME.values()) * symmetry.history_frames(long) == 2350
     assert long.history_order == "time"
     # a config whose presets are not resolved yet counts the default, 10 frames (the preflight reads such configs)
     assert symmetry.history_frames(Go2RoughBlindEnvCfg().observations.policy) == 10
     # the teacher and the critic read no history: the preset changes the actor's input only
-    assert env.observations.teacher.to_dict() == resolve_presets(Go2RoughBlindEnvCfg()).observations.teacher.to_dict()
-    assert env.observations.critic.to_dict() == resolve_presets(Go2RoughBlindEnvCfg()).observations.critic.to_dict()
+    assert env.observations.teacher.to_dict() == plain.observations.teacher.to_dict()
+    assert env.observations.critic.to_dict() == plain.observations.critic.to_dict()
 
 
 def test_the_teacher_reads_go2_rough_policy_observation():

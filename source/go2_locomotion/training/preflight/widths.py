@@ -43,6 +43,7 @@ def config_observation_term_widths(env_cfg) -> dict[str, dict[str, int | None]]:
     widths: dict[str, dict[str, int | None]] = {}
     for group_name, group in observation_groups(env_cfg).items():
         terms: dict[str, int | None] = {}
+        group_steps = group_length(group)  # the group's length overrides its terms'
         for term_name, term in vars(group).items():
             if isinstance(term, PresetCfg):  # a term a preset may take out (presets=no_lin_vel): its default
                 term = term.default
@@ -55,8 +56,8 @@ def config_observation_term_widths(env_cfg) -> dict[str, dict[str, int | None]]:
                 pattern = getattr(env_cfg.scene, term.params["sensor_cfg"].name).pattern_cfg
                 ray_starts, _ = pattern.func(pattern, "cpu")
                 width = int(ray_starts.shape[0])
-            # a history of H steps, flattened: H x the step's width (the group's length overrides the term's)
-            steps = group_length(group) if group_length(group) is not None else term.history_length
+            # a history of H steps, flattened: H x the step's width
+            steps = group_steps if group_steps is not None else term.history_length
             terms[term_name] = width * max(steps, 1) if width is not None else None
         widths[group_name] = terms
     return widths
