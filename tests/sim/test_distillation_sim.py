@@ -1,7 +1,7 @@
 """Distillation through scripts/train.py on the CPU: Go2-Rough-Blind's blind student taught for two iterations by
 the shipped Go2-Rough policy logs a finite behaviour loss each iteration, and PPO fine-tuning starts from its
-checkpoint (the student as the actor) and runs an iteration; without a teacher the run is refused before the
-simulator starts."""
+checkpoint (the student as the actor, its terrain curriculum where the distillation left it) and runs an
+iteration; without a teacher the run is refused before the simulator starts."""
 
 import hashlib
 import json
@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import torch
 
 from go2_locomotion import pretrained
 from go2_locomotion.training.checkpoints import list_checkpoints
@@ -67,3 +68,10 @@ def test_distillation_from_the_shipped_teacher_then_ppo_from_its_student(tmp_pat
         distilled.relative_to(tmp_path).as_posix(),  # named relative to the working directory, as typed
     )
     assert [path.name for path in list_checkpoints(run)] == ["model_0.pt"]
+    # and its curriculum goes on where the distillation's stood
+    levels = torch.load(distilled, weights_only=False)["infos"]["terrain_levels"]
+    assert (
+        record["curriculum"]
+        == f"terrain curriculum restored from the checkpoint (mean level {levels.float().mean():.2f})"
+    )
+    assert f"[go2] warm start: {record['curriculum']}" in result.stdout

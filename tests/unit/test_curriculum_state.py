@@ -40,6 +40,14 @@ def test_a_checkpoint_without_levels_or_for_another_crowd_keeps_the_fresh_draw()
     assert fresh.terrain_levels.tolist() == [1, 2]
 
 
+def test_levels_another_terrain_does_not_have_keep_the_fresh_draw():
+    fresh = _terrain([1, 2], [0, 1])  # 6 levels, 0-5
+    message = restore_levels(fresh, {"terrain_levels": torch.tensor([6, 0])})
+    assert message.startswith("the checkpoint's terrain levels reach level 6, this terrain has 6:")
+    assert fresh.terrain_levels.tolist() == [1, 2] and fresh.env_origins.tolist() == [[1, 0, 0], [2, 1, 0]]
+    assert restore_levels(fresh, {"terrain_levels": torch.tensor([5, 0])}).startswith("terrain curriculum restored")
+
+
 def test_only_a_terrain_with_levels_is_a_curriculum():
     def env(terrain):
         return SimpleNamespace(unwrapped=SimpleNamespace(scene=SimpleNamespace(terrain=terrain)))

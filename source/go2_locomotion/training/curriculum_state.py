@@ -51,8 +51,8 @@ def restore_levels(terrain, infos: dict | None, frontier=None) -> str:
     """Put a checkpoint's levels back (and each robot's origin with them), and the frontier term's memory when both
     have one of the same shape; returns a line saying what was done.
 
-    A checkpoint without levels (an older one, or one from a task without a curriculum) or with another number of
-    robots leaves the fresh draw in place."""
+    A checkpoint without levels (an older one, or one from a task without a curriculum), with another number of
+    robots or with levels this terrain does not have leaves the fresh draw in place."""
     levels = (infos or {}).get(INFOS_KEY)
     if levels is None:
         return "the checkpoint holds no terrain levels: the curriculum starts from Isaac Lab's initial draw"
@@ -60,6 +60,12 @@ def restore_levels(terrain, infos: dict | None, frontier=None) -> str:
         return (
             f"the checkpoint's terrain levels are for {levels.shape[0]} robots, this run has "
             f"{terrain.terrain_levels.shape[0]}: the curriculum starts from Isaac Lab's initial draw"
+        )
+    rows = terrain.terrain_origins.shape[0]
+    if int(levels.max()) >= rows:
+        return (
+            f"the checkpoint's terrain levels reach level {int(levels.max())}, this terrain has {rows}: "
+            "the curriculum starts from Isaac Lab's initial draw"
         )
     terrain.terrain_levels[:] = levels.to(terrain.terrain_levels.device, terrain.terrain_levels.dtype)
     terrain.env_origins[:] = terrain.terrain_origins[terrain.terrain_levels, terrain.terrain_types]

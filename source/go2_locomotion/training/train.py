@@ -211,6 +211,12 @@ def _launch_and_train(
             widths = preflight.config_observation_term_widths(env_cfg)
             layouts = warm_start.network_layouts(widths, agent_cfg.obs_groups)
             warm_record = warm_start.apply_warm_start(runner, warm, layouts, training_id(task))
+            if warm.kind == warm_start.STUDENT and terrain is not None:
+                # the student's distillation ran this task's terrain: PPO goes on where its curriculum stood
+                warm_record["curriculum"] = curriculum_state.restore_levels(
+                    terrain, warm.checkpoint.get("infos"), frontier
+                )
+                print(f"[go2] warm start: {warm_record['curriculum']}")
         # the live widths, now that the observation manager exists
         managers = env.unwrapped
         geometry = rollout_geometry(
