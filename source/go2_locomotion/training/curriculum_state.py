@@ -61,10 +61,10 @@ def restore_levels(terrain, infos: dict | None, frontier=None) -> str:
             f"the checkpoint's terrain levels are for {levels.shape[0]} robots, this run has "
             f"{terrain.terrain_levels.shape[0]}: the curriculum starts from Isaac Lab's initial draw"
         )
-    rows = terrain.terrain_origins.shape[0]
-    if int(levels.max()) >= rows:
+    highest, rows = int(levels.max()), terrain.terrain_origins.shape[0]
+    if highest >= rows:
         return (
-            f"the checkpoint's terrain levels reach level {int(levels.max())}, this terrain has {rows}: "
+            f"the checkpoint's terrain levels reach level {highest}, this terrain has {rows}: "
             "the curriculum starts from Isaac Lab's initial draw"
         )
     terrain.terrain_levels[:] = levels.to(terrain.terrain_levels.device, terrain.terrain_levels.dtype)
