@@ -270,7 +270,7 @@ def test_heading_drift_by_hand():
 def test_mujoco_grid_on_a_model_file(tmp_path, capsys):
     """``sim2sim.py --grid --model``: the grid on an MJCF Go2 from a file (here the description written out, its
     joints given 10x Unitree's viscous friction so that the model file's own joint figures are seen to be used):
-    the zero-action robot stands on it, and the report names the file; --model without --grid is refused."""
+    the zero-action robot stands on it, and the report names the file; --model without a grid is refused."""
     import mujoco
     from deploy_fixtures import NEWTON_ORDER, make_bundle
 
@@ -289,7 +289,7 @@ def test_mujoco_grid_on_a_model_file(tmp_path, capsys):
     report = run_grid(bundle, grid, duration_s=2.0, settle_s=1.0, model_file=model_file)
     assert report["settings"]["model"] == str(model_file) and report["summary"]["fall_rate"] == 0.0
     assert sim2sim_main(["--bundle", str(tmp_path / "bundle"), "--model", str(model_file)]) == 2
-    assert "--model runs with --grid" in capsys.readouterr().err
+    assert "--model " + str(model_file) + ": only with --grid or a terrain grid" in capsys.readouterr().err
 
 
 def test_mujoco_robustness_cells_change_the_robot(tmp_path, capsys):

@@ -134,3 +134,32 @@ def test_pretrained_takes_the_task(capsys, monkeypatch):
         "error: --bundle pretrained --task Go2-Rough: no pretrained policy for task 'Go2-Rough'; shipped: "
         + ", ".join(pretrained.POLICIES)
     )
+
+
+def test_the_terrain_grid_on_a_model_file(standing, tmp_path, capsys):
+    """``sim2sim.py --terrain CELLS --model FILE``: the grid on an MJCF Go2 from a file. Here the description written
+    out with a trunk 30 times as heavy (207 kg): the zero-action robots that stand on the description (above) sink
+    onto their trunks on it, so the file's own bodies are the ones simulated; the report and its folder name the
+    file; one cell (a command script) with --model is refused."""
+    from go2_locomotion.assets import go2_description
+
+    spec = go2_description.build_spec(spawn_height=0.0)
+    spec.body("base").mass *= 30
+    model_file = tmp_path / "go2_heavy.xml"
+    model_file.write_text(spec.to_xml())
+    report = run_terrain(
+        standing, parse_cells(CELLS), robots_per_cell=1, duration_s=2.0, settle_s=1.0, model_file=model_file
+    )
+    assert report["settings"]["model"] == str(model_file)
+    assert [c["fall_rate"] for c in report["terrain"]] == [1.0, 1.0]
+    argv = ["--bundle", str(standing.directory), "--terrain", CELLS, "--robots_per_cell", "1", "--duration", "1.5"]
+    assert sim2sim.main([*argv, "--model", str(model_file)]) == 0
+    written = json.loads((standing.directory / "evaluation_mujoco_terrain_go2_heavy" / "evaluation.json").read_text())
+    assert written["settings"]["model"] == str(model_file) and written["summary"]["fall_rate"] == 1.0
+    capsys.readouterr()
+    one = ["--bundle", str(standing.directory), "--terrain", "stairs_up:0.10", "--model", str(model_file)]
+    assert sim2sim.main(one) == 2
+    assert capsys.readouterr().err.strip() == (
+        f"error: --model {model_file}: only with --grid or a terrain grid (--terrain default or two or more cells); "
+        "sim_go2.py --model takes it too"
+    )

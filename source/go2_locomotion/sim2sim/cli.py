@@ -102,7 +102,8 @@ def main(argv: list[str] | None = None) -> int:
         "--model",
         type=Path,
         default=None,
-        help="With --grid: an MJCF Go2 to simulate instead of this package's description, e.g. unitree_mujoco's "
+        help="With --grid or a terrain grid: an MJCF Go2 to simulate instead of this package's description, e.g. "
+        "unitree_mujoco's "
         "go2.xml (its own rotor inertia and joint friction; joints and feet named as the description's, its trunk on "
         "a free joint; visual meshes that cannot be found are left out).",
     )
@@ -190,8 +191,6 @@ def _check_arguments(args) -> int:
             args.robustness = robustness.parse_cells(args.robustness)
         except ValueError as error:
             raise UsageError(str(error)) from None
-    if args.model is not None and args.grid is None:
-        raise UsageError("--model runs with --grid (the command grid on that model); sim_go2.py --model takes it too")
     if args.model is not None and not args.model.is_file():
         raise UsageError(f"--model {args.model}: no such file")
     args.cells, args.terrain_grid = None, False
@@ -204,6 +203,11 @@ def _check_arguments(args) -> int:
             raise UsageError(f"--terrain {args.terrain}: {error}") from None
         args.terrain_grid = args.terrain.strip() == "default" or len(args.cells) > 1
     _check_grid_arguments(args)
+    if args.model is not None and not (args.grid is not None or args.terrain_grid):
+        raise UsageError(
+            f"--model {args.model}: only with --grid or a terrain grid (--terrain default or two or more cells); "
+            "sim_go2.py --model takes it too"
+        )
     if args.output is not None:
         check_writable(args.output, "--output")
     if args.video is not None:
@@ -355,18 +359,25 @@ def _terrain_grid_main(args) -> int:
     --terrain`` reports Isaac Lab (:mod:`.terrain_grid`)."""
     bundle = _load(args)
     geometries = _build_cells(args.cells)
-    report = terrain_grid.run_terrain(
-        bundle,
-        args.cells,
-        robots_per_cell=args.robots_per_cell,
-        duration_s=args.duration,
-        settle_s=args.settle,
-        substeps=args.substeps,
-        geometries=geometries,
-        progress=lambda line: print(line, flush=True),
-        speed=args.terrain_speed,
-    )
-    folder = terrain_eval.speed_folder("evaluation_mujoco_terrain", args.terrain_speed)
+    try:
+        report = terrain_grid.run_terrain(
+            bundle,
+            args.cells,
+            robots_per_cell=args.robots_per_cell,
+            duration_s=args.duration,
+            settle_s=args.settle,
+            substeps=args.substeps,
+            geometries=geometries,
+            progress=lambda line: print(line, flush=True),
+            speed=args.terrain_speed,
+            model_file=args.model,
+        )
+    except ValueError as error:  # the model file's one line (load_model_file)
+        if args.model is None:
+            raise
+        raise UsageError(str(error)) from None
+    base = "evaluation_mujoco_terrain" if args.model is None else f"evaluation_mujoco_terrain_{args.model.stem}"
+    folder = terrain_eval.speed_folder(base, args.terrain_speed)
     json_path, png_path = terrain_report.write(report, args.output or args.work_dir / folder)
     print(terrain_report.table(report))
     print(f"[go2] wrote {json_path} and {png_path}")

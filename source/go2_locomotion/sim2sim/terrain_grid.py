@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from pathlib import Path
 
 import mujoco
 import numpy as np
@@ -37,12 +38,19 @@ def headings(robots: int) -> np.ndarray:
     return 0.5 * math.pi * (k % 4) + 0.5 * math.pi * k / robots
 
 
-def start_plants(bundle: Bundle, geometry: TerrainGeometry, robots: int, substeps: int | None = None) -> list[Go2Plant]:
+def start_plants(
+    bundle: Bundle,
+    geometry: TerrainGeometry,
+    robots: int,
+    substeps: int | None = None,
+    model_file: Path | None = None,
+) -> list[Go2Plant]:
     """One plant per heading (:func:`headings`) on ``geometry``, each at the tile's centre with its feet on the
-    ground (the plant's own start), turned about the vertical through its trunk origin to its heading."""
+    ground (the plant's own start), turned about the vertical through its trunk origin to its heading; the
+    description's Go2, or the MJCF Go2 of ``model_file`` (:func:`.plant.load_model_file`)."""
     plants = []
     for yaw in headings(robots):
-        plant = Go2Plant(bundle, substeps, terrain=geometry)
+        plant = Go2Plant(bundle, substeps, terrain=geometry, model_file=model_file)
         plant.data.qpos[3:7] = [math.cos(yaw / 2), 0.0, 0.0, math.sin(yaw / 2)]
         mujoco.mj_forward(plant.model, plant.data)
         plants.append(plant)
@@ -76,11 +84,12 @@ def run_cell(
     threshold: float,
     substeps: int | None = None,
     speed: float = terrain_eval.FORWARD_SPEED,
+    model_file: Path | None = None,
 ) -> terrain_eval.TerrainRecorder:
     """Walk ``robots`` robots forward at ``speed`` [m/s] from the centre of ``geometry`` (``cell``'s tile); returns
     the cell's recorder, ``distance`` [m] from the centre the success criterion, a trunk-ground force above
-    ``threshold`` [N] a fall."""
-    plants = start_plants(bundle, geometry, robots, substeps)
+    ``threshold`` [N] a fall; ``model_file`` as in :func:`start_plants`."""
+    plants = start_plants(bundle, geometry, robots, substeps, model_file)
     controllers = [ReferenceController(bundle) for _ in plants]
     policy_dt = float(bundle.field("timing.policy_dt"))
     recorder = terrain_eval.TerrainRecorder(
@@ -120,6 +129,7 @@ def run_terrain(
     geometries: list[TerrainGeometry] | None = None,
     progress: Callable[[str], None] | None = None,
     speed: float = terrain_eval.FORWARD_SPEED,
+    model_file: Path | None = None,
 ) -> dict:
     """Evaluate the bundle on terrain ``cells`` (:class:`~go2_locomotion.tasks.terrain_cells.TerrainCell`);
     returns the terrain report (``terrain_report.assemble``, ``simulator="mujoco"``).
@@ -129,9 +139,11 @@ def run_terrain(
             here.
         progress: Called with one line per cell when it is done.
         speed: The forward command [m/s].
+        model_file: An MJCF Go2 to simulate instead of the description (:func:`.plant.load_model_file`).
 
     Raises:
         TerrainError: A cell MuJoCo cannot reproduce (only when ``geometries`` is ``None``).
+        ValueError: ``model_file`` cannot be loaded; one line naming it.
     """
     bundle = bundle if isinstance(bundle, Bundle) else load_bundle(bundle)
     geometries = [build_cell(cell) for cell in cells] if geometries is None else geometries
@@ -149,6 +161,7 @@ def run_terrain(
             threshold=threshold,
             substeps=substeps,
             speed=speed,
+            model_file=model_file,
         )
         figures.append(recorder.report()["terrain"][0])
         if progress is not None:
@@ -168,6 +181,7 @@ def run_terrain(
         "headings_deg": [round(math.degrees(yaw), 6) for yaw in headings(robots_per_cell)],
         "start": "the tile's centre (Isaac Lab's terrain origin), feet on the ground, at rest, one heading a robot",
         "seed": None,
+        "model": "the package's Go2 description" if model_file is None else str(model_file),
         **physics_settings(bundle, substeps),
         "mdp": "deploy bundle + reference controller, PD and DC-motor limits at the physics rate, a fixed forward "
         "command",
