@@ -43,3 +43,23 @@ def test_real_go2_robot_on_each_engine(physics):
         held = (data.joint_pos_target.torch - data.default_joint_pos.torch) / 0.25
         expected = torch.where(lags[:, None] >= 4, 0.4, -0.4).expand(-1, 12)
         assert torch.allclose(held, expected, atol=1e-5)
+
+
+@pytest.mark.parametrize("physics", ["newton_mjwarp", "physx"])
+def test_the_armature_robustness_cell_scales_every_joints_rotor_inertia(physics):
+    """``--robustness armature:0.5`` on the play robot (whose rotor inertia training draws and play leaves nominal):
+    every robot's every joint at half its figure in the simulator, 0.005 kg m^2 at the hip and thigh and 0.01 at the
+    calf (Unitree's go2.xml gives the calf 0.01), its joint friction left nominal."""
+    from go2_locomotion.evaluation.robustness import Cell
+    from go2_locomotion.tasks.robustness import apply_cell
+
+    overrides = [f"physics={physics}", f"presets={go2.REAL_GO2}"]
+    cell = Cell("armature", 0.5)
+    with make_env(
+        "Go2-Flat-Play", num_envs=8, overrides=overrides, play_mode=True, edit=lambda c: apply_cell(c, cell)
+    ) as env:
+        env.reset(seed=0)
+        robot = env.unwrapped.scene["robot"]
+        expected = torch.tensor([0.01 if name.endswith("calf_joint") else 0.005 for name in robot.joint_names])
+        assert torch.allclose(robot.data.joint_armature.torch, expected.expand(8, -1), atol=1e-7)
+        assert torch.allclose(robot.data.joint_friction_coeff.torch, torch.full((8, 12), 0.2), atol=1e-7)

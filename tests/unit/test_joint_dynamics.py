@@ -56,3 +56,24 @@ def test_real_go2_joint_figures_per_joint():
     assert figures["armature"].tolist() == [0.01, 0.01, 0.02] * 4
     assert figures["friction"].tolist() == [0.2] * 12 and figures["viscous_friction"].tolist() == [0.1] * 12
     assert go2_description.joint_values({".*_calf_joint": 1.0}, names) == {n: 1.0 for n in names if "calf" in n}
+
+
+def test_the_armature_cell_halves_the_plants_rotor_inertia():
+    """The MuJoCo robustness cell ``armature:0.5`` on the shipped blind policy's plant (trained with 0.01 kg m^2 at hip
+    and thigh, 0.02 at the calf): 0.005 and 0.01, friction untouched, and the model's derived inertia constants
+    recomputed (a lighter rotor: a larger inverse weight at every leg joint)."""
+    from go2_locomotion import pretrained
+    from go2_locomotion.evaluation.robustness import Cell
+    from go2_locomotion.robot.bundle import load_bundle
+    from go2_locomotion.sim2sim.plant import Go2Plant
+    from go2_locomotion.sim2sim.robustness import MujocoCell
+
+    bundle = load_bundle(pretrained.bundle("Go2-Rough-Blind"))
+    plant = Go2Plant(bundle)
+    dofs = plant.dof_adr
+    before = plant.model.dof_invweight0[dofs].copy()
+    assert plant.model.dof_armature[dofs].tolist() == [0.01, 0.01, 0.02] * 4
+    MujocoCell(Cell("armature", 0.5), bundle).prepare(plant)
+    np.testing.assert_allclose(plant.model.dof_armature[dofs], [0.005, 0.005, 0.01] * 4, rtol=1e-12)
+    assert plant.model.dof_frictionloss[dofs].tolist() == [0.2] * 12
+    assert (plant.model.dof_invweight0[dofs] > before).all()

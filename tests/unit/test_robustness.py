@@ -15,12 +15,16 @@ def _play_cfg(presets=go2.REAL_GO2):
 
 
 def test_cells_parse_and_the_default_grid_is_the_issues():
-    assert parse_cells("latency:40 payload:3 joint_model:off nominal") == [
+    assert parse_cells("latency:40 payload:3 joint_model:off nominal armature:0.5") == [
         Cell("latency", 40.0),
         Cell("payload", 3.0),
         Cell("joint_model", "off"),
         Cell("nominal"),
+        Cell("armature", 0.5),
     ]
+    assert Cell("armature", 0.5).describe() == (
+        "rotor inertia of every joint times this (Unitree's go2.xml: x0.5 at the calf): x0.5"
+    )
     assert [c.label() for c in parse_cells("default")] == [c.label() for c in DEFAULT]
     assert len(DEFAULT) == 15 and Cell("latency", 40.0) in DEFAULT and Cell("noise", 4.0) in DEFAULT
     for bad in ("latency", "latency:-5", "gains:0", "joint_model:maybe", "nominal:1", "weight:3", "latency:nan"):
@@ -60,6 +64,11 @@ def test_each_cell_changes_its_figure():
     cfg = _play_cfg("default")
     apply_cell(cfg, Cell("joint_model", "on"))
     assert cfg.scene.robot.actuators["legs"].armature == go2.ARMATURE
+    cfg = _play_cfg()
+    apply_cell(cfg, Cell("armature", 0.5))  # the play robot's own figures halved; its friction left nominal
+    params = cfg.events.joint_parameters.params
+    assert params["armature_distribution_params"] == (0.5, 0.5) and params["operation"] == "scale"
+    assert params.get("friction_distribution_params") is None
     cfg = _play_cfg()
     apply_cell(cfg, Cell("nominal"))
     assert cfg.to_dict() == nominal.to_dict()

@@ -1,7 +1,8 @@
 """The robustness grid: the command grid run again with one figure of the robot or its world changed at a time.
 
 A cell names what changes and by how much (:class:`Cell`, parsed by :func:`parse_cells`): the targets' delay, the
-PD gains, a payload, the feet's friction, pushes, the observation noise, the joints' rotor inertia and friction. How a
+PD gains, a payload, the feet's friction, pushes, the observation noise, the joints' rotor inertia and friction (or
+the rotor inertia alone, scaled). How a
 cell changes an Isaac Lab task lives with the tasks (:mod:`go2_locomotion.tasks.robustness`); this module names the
 cells and turns each cell's command-grid report into the grid's figures (:func:`summary`), a table and a plot.
 """
@@ -25,6 +26,7 @@ KINDS = {
     "push": ("m/s", "trunk velocity set to a uniform +-v on x and y every 4-6 s"),
     "noise": ("x", "the training's observation noise, times this"),
     "joint_model": ("", "rotor inertia and joint friction of presets=real_go2 on, or none (off)"),
+    "armature": ("x", "rotor inertia of every joint times this (Unitree's go2.xml: x0.5 at the calf)"),
 }
 """Cell kinds: (unit of the value, what the cell changes)."""
 
@@ -38,7 +40,7 @@ REPORT_FILE = "robustness.json"
 PLOT_FILE = "robustness.png"
 FORMAT = "go2-robustness/1"
 
-FORMS = "nominal, latency:MS, gains:X, payload:KG, friction:MU, push:M/S, noise:X, joint_model:on|off"
+FORMS = "nominal, latency:MS, gains:X, payload:KG, friction:MU, push:M/S, noise:X, joint_model:on|off, armature:X"
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,8 @@ the package's MuJoCo Go2 (:class:`~.plant.Go2Plant`) and in what its reference c
 - ``noise``: the uniform noise of the bundle's observation terms (``observation.terms[].noise``), times the factor,
   added to what the controller reads.
 - ``joint_model``: the joints' rotor inertia and friction of ``presets=real_go2`` (on) or none (off).
+- ``armature``: every joint's rotor inertia (the model's own: the bundle's figures, or a ``--model`` file's) times
+  the factor.
 """
 
 from __future__ import annotations
@@ -90,7 +92,9 @@ class MujocoCell:
             model.dof_armature[dofs] = scale * figures["armature"]
             model.dof_frictionloss[dofs] = scale * figures["friction"]
             model.dof_damping[dofs] = scale * figures["viscous_friction"]
-        if kind not in ("payload", "joint_model"):
+        elif kind == "armature":
+            model.dof_armature[plant.dof_adr] *= value
+        if kind not in ("payload", "joint_model", "armature"):
             return
         # masses or joint inertia changed: the model's derived constants anew (mj_setConst leaves the data at qpos0)
         data = plant.data

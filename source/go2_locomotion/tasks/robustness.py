@@ -59,5 +59,10 @@ def apply_cell(cfg, cell) -> None:
             actuator.armature = go2.ARMATURE if on else 0.0
             actuator.friction = actuator.dynamic_friction = go2.JOINT_FRICTION if on else 0.0
             actuator.viscous_friction = go2.JOINT_VISCOUS_FRICTION if on else 0.0
+    elif cell.kind == "armature":
+        # the robot's own figures (presets=real_go2's actuator), scaled as training's randomisation scales them
+        events.joint_parameters = scale_joint_figures(
+            mdp.randomize_joint_parameters, armature_distribution_params=(cell.value, cell.value)
+        )
     elif cell.kind != "nominal":
         raise ValueError(f"unknown robustness cell kind {cell.kind!r}")
