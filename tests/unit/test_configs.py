@@ -368,7 +368,8 @@ def test_real_go2_preset_trains_on_the_real_robot_and_plays_the_nominal_one(task
     events = trained.events
     assert events.add_base_mass.params["mass_distribution_params"] == (-1.0, 7.0)
     assert events.actuator_gains.params["stiffness_distribution_params"] == (0.8, 1.2)
-    assert events.joint_parameters.params["armature_distribution_params"] == (0.5, 1.5)
+    assert events.joint_parameters.params.get("armature_distribution_params") is None  # drawn per robot instead
+    assert events.rotor_inertia.params["robot_range"] == (0.5, 1.5)
     assert events.physics_material.params["static_friction_range"] == (0.2, 1.25)
     assert events.push_robot.params["velocity_range"]["x"] == (-1.0, 1.0)
     assert trained.commands.base_velocity.rel_straight_envs == 0.3
@@ -376,6 +377,7 @@ def test_real_go2_preset_trains_on_the_real_robot_and_plays_the_nominal_one(task
     assert cycle["std"] == 0.05 and round(cycle["period"] / trained.sim.dt / trained.decimation) == 25
     assert played.actions.joint_pos.max_delay == 0 and played.events.push_robot is None
     assert played.events.add_base_mass is played.events.actuator_gains is played.events.joint_parameters is None
+    assert played.events.rotor_inertia is None
     friction = played.events.physics_material.params
     assert (friction["static_friction_range"], friction["dynamic_friction_range"]) == ((0.8, 0.8), (0.6, 0.6))
     assert played.scene.robot.actuators["legs"].armature == go2.ARMATURE  # the robot keeps its actuator

@@ -274,6 +274,17 @@ def climbable(full, narrow):
     return preset(default=full, **{CLIMBABLE: narrow})
 
 
+ROTOR_INERTIA_ROBOT_RANGE = (0.5, 1.5)
+"""One factor on every rotor inertia of a robot [-]: the figure a Go2 model gives is what is uncertain (Unitree's
+go2.xml 0.01 kg m^2 at the calf, a published identification 0.028-0.032, the package's 0.02:
+:data:`go2_locomotion.assets.go2_motors.ARMATURE`); x0.5-1.5 spans them. Drawn per robot, not per joint: per-joint
+draws (training before 2026-12-08) almost never gave a robot four light calves, and the policies trained on them
+fall back from 0.72 to 0.12 on 18 cm stairs when every joint is at x0.5 (docs/learning.md)."""
+
+ROTOR_INERTIA_JOINT_RANGE = (0.9, 1.1)
+"""The spread between one robot's joints on top of :data:`ROTOR_INERTIA_ROBOT_RANGE` [-]: twelve motors of one type
+(no published figure; a tenth keeps the joints from moving in lockstep)."""
+
 CLIMBABLE_FRICTION_RANGE = (0.4, 1.25)
 """The feet's static and dynamic friction with ``presets=climbable`` [-]: at 0.3 the shipped Go2-Rough climbed no
 18 cm stairs (0 of 64) and 15 cm in 0.56; dry stairs of wood, stone or concrete under a rubber foot lie above 0.4."""
@@ -603,15 +614,25 @@ class EventsCfg:
     :data:`CLIMBABLE_GAIN_RANGE`)."""
 
     joint_parameters = real_go2_only(
-        scale_joint_figures(
-            mdp.randomize_joint_parameters,
-            friction_distribution_params=(0.5, 1.5),
-            armature_distribution_params=(0.5, 1.5),
+        scale_joint_figures(mdp.randomize_joint_parameters, friction_distribution_params=(0.5, 1.5))
+    )
+    """With ``presets=real_go2``: joint friction (Coulomb and viscous together) of every joint scaled by [0.5, 1.5]
+    around the actuator's figures (:mod:`go2_locomotion.assets.go2`): 0.1-0.3 N m, 0.05-0.15 N m s/rad."""
+
+    rotor_inertia = real_go2_only(
+        EventTerm(
+            func=mdp.randomize_rotor_inertia,
+            mode="startup",
+            params={
+                "asset_cfg": SceneEntityCfg("robot", joint_names=".*"),
+                "robot_range": ROTOR_INERTIA_ROBOT_RANGE,
+                "joint_range": ROTOR_INERTIA_JOINT_RANGE,
+            },
         )
     )
-    """With ``presets=real_go2``: joint friction (Coulomb and viscous together) and rotor inertia of every joint scaled
-    by [0.5, 1.5] around the actuator's figures (:mod:`go2_locomotion.assets.go2`): 0.1-0.3 N m, 0.05-0.15 N m s/rad,
-    0.005-0.015 kg m^2 (0.01-0.03 at the calf)."""
+    """With ``presets=real_go2``: every joint's rotor inertia, the actuator's figure times one factor per robot
+    (:data:`ROTOR_INERTIA_ROBOT_RANGE`) times one per joint (:data:`ROTOR_INERTIA_JOINT_RANGE`): 0.0045-0.0165 kg m^2
+    at the hip and thigh, 0.009-0.033 at the calf, all of a robot's joints light or heavy together."""
 
     base_com = EventTerm(
         func=mdp.randomize_rigid_body_com,
@@ -840,7 +861,7 @@ class Go2RoughEnvCfg(ManagerBasedRLEnvCfg):
         # the nominal robot of presets=real_go2 (the default's play mode keeps its trunk mass draw); before the presets
         # resolve (a -Play id) its alternatives change, after them (Isaac Lab's play entrypoint) the resolved values
         events = self.events
-        for name in ("actuator_gains", "joint_parameters"):
+        for name in ("actuator_gains", "joint_parameters", "rotor_inertia"):
             _set_real_go2(events, name, None)
         mass = events.add_base_mass
         if isinstance(mass, PresetCfg) or (mass is not None and mass.params.get("operation") == "add"):

@@ -2,7 +2,8 @@
 
 Library terms come from :mod:`isaaclab.envs.mdp`; the two that exist only in Isaac Lab's velocity task package
 come from there; the trot clock (:func:`gait_phase`, :func:`trot_swing`), the critic's privileged terms, the
-steerable velocity command and :class:`warn_on_solver_overflow` are this package's own. Nothing is star-imported, so
+steerable velocity command, :class:`randomize_rotor_inertia` and :class:`warn_on_solver_overflow` are this package's
+own. Nothing is star-imported, so
 every name below has exactly one origin.
 """
 
@@ -53,6 +54,7 @@ from .gait import (
 )
 from .penalty_curriculum import PenaltyCurriculum
 from .privileged import body_mass_offset, feet_contact_force
+from .rotor_inertia import randomize_rotor_inertia
 from .solver_capacity import warn_on_solver_overflow
 from .steering import SteerableVelocityCommand, SteerableVelocityCommandCfg
 from .stumble import feet_stumble
@@ -98,6 +100,7 @@ __all__ = [
     "randomize_rigid_body_com",
     "randomize_rigid_body_mass",
     "randomize_rigid_body_material",
+    "randomize_rotor_inertia",
     "reset_joints_by_scale",
     "reset_root_state_uniform",
     "standing_joint_deviation_l1",
