@@ -57,8 +57,9 @@ ARMATURE = {".*_hip_joint": 0.01, ".*_thigh_joint": 0.01, ".*_calf_joint": 0.02}
 """Rotor inertia reflected at each joint [kg m^2]. Unitree's MuJoCo model of the Go2 gives every joint 0.01; the
 calf's rotor sits behind the extra knee reduction, which multiplies a reflected inertia by its square (x3.7, 0.037
 from 0.01), and a published system identification of a Go2 found 0.006-0.016 at the hip and thigh and
-0.028-0.032 at the calf. 0.02 at the calf is between; the start-up randomisation scales every joint's figure by
-0.5-1.5 (0.01-0.03 at the calf), which covers all of these."""
+0.028-0.032 at the calf. 0.02 at the calf is between; the start-up randomisation scales a robot's figures by one
+factor in 0.5-1.5 (0.01-0.03 at the calf) and each joint's by 0.9-1.1 more, which covers all of these
+(``tasks/velocity_env_cfg.py``: ``ROTOR_INERTIA_ROBOT_RANGE``)."""
 
 JOINT_FRICTION = 0.2
 """Coulomb friction of each joint [N m]: Unitree's MuJoCo model of the Go2 (``frictionloss``)."""
