@@ -278,7 +278,7 @@ ROTOR_INERTIA_ROBOT_RANGE = (0.5, 1.5)
 """One factor on every rotor inertia of a robot [-]: the figure a Go2 model gives is what is uncertain (Unitree's
 go2.xml 0.01 kg m^2 at the calf, a published identification 0.028-0.032, the package's 0.02:
 :data:`go2_locomotion.assets.go2_motors.ARMATURE`); x0.5-1.5 spans them. Drawn per robot, not per joint: per-joint
-draws (training before 2026-12-08) almost never gave a robot four light calves, and the policies trained on them
+draws (every run before 2026-12-07) almost never gave a robot four light calves, and the policies trained on them
 fall back from 0.72 to 0.12 on 18 cm stairs when every joint is at x0.5 (docs/learning.md)."""
 
 ROTOR_INERTIA_JOINT_RANGE = (0.9, 1.1)

@@ -3,8 +3,7 @@
 Library terms come from :mod:`isaaclab.envs.mdp`; the two that exist only in Isaac Lab's velocity task package
 come from there; the trot clock (:func:`gait_phase`, :func:`trot_swing`), the critic's privileged terms, the
 steerable velocity command, :class:`randomize_rotor_inertia` and :class:`warn_on_solver_overflow` are this package's
-own. Nothing is star-imported, so
-every name below has exactly one origin.
+own. Nothing is star-imported, so every name below has exactly one origin.
 """
 
 from isaaclab.envs.mdp import (
