@@ -18,9 +18,12 @@ from go2_locomotion.assets import go2_description
 ROOT = Path(__file__).parents[2]
 PHYSX = ["physics=physx"]
 CPU = ["--num_envs", "8", "--device", "cpu", "--headless"]
-SAME_START = [  # every robot starts alike: no mass, centre-of-mass or pose randomisation
+SAME_START = [  # every robot alike: no mass, centre-of-mass, gain, joint or pose randomisation
     "env.events.add_base_mass=null",
     "env.events.base_com=null",
+    "env.events.actuator_gains=null",
+    "env.events.joint_parameters=null",
+    "env.events.rotor_inertia=null",
     # the root is still written on reset, with zero ranges: on OvPhysX (isaaclab 3.0.0, CPU) a root that is
     # never written starts with garbage velocities (~1e6 m/s) and the first step gives NaN
     "env.events.reset_base.params.pose_range={}",

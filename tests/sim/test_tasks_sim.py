@@ -13,8 +13,9 @@ from go2_locomotion.training.preflight import config_observation_term_widths
 
 NUM_ENVS = 4
 WIDTH = {"Go2-Rough": 237, "Go2-Flat": 50, "Go2-Rough-Play": 237, "Go2-Flat-Play": 50}
-# 0.5 s episodes = 25 policy steps, so 40 steps must time every environment out at least once
-SHORT_EPISODE = ["env.episode_length_s=0.5"]
+# 0.5 s episodes = 25 policy steps, so 40 steps must time every environment out at least once; random actions can
+# tip a robot onto its trunk before then (which depends on each robot's drawn figures), so that ending is off here
+SHORT_EPISODE = ["env.episode_length_s=0.5", "env.terminations.base_contact=null"]
 SMALL_TERRAIN = ["env.scene.terrain.terrain_generator.num_rows=2", "env.scene.terrain.terrain_generator.num_cols=3"]
 
 
