@@ -6,6 +6,7 @@ its terrain grid (``--terrain default`` or several cells); the user's mistakes a
 from __future__ import annotations
 
 import argparse
+import contextlib
 from pathlib import Path
 
 from .. import catalog, pretrained, run_params
@@ -103,9 +104,8 @@ def main(argv: list[str] | None = None) -> int:
         type=Path,
         default=None,
         help="With --grid or a terrain grid: an MJCF Go2 to simulate instead of this package's description, e.g. "
-        "unitree_mujoco's "
-        "go2.xml (its own rotor inertia and joint friction; joints and feet named as the description's, its trunk on "
-        "a free joint; visual meshes that cannot be found are left out).",
+        "unitree_mujoco's go2.xml (its own rotor inertia and joint friction; joints and feet named as the "
+        "description's, its trunk on a free joint; visual meshes that cannot be found are left out).",
     )
     parser.add_argument(
         "--duration",
@@ -310,7 +310,7 @@ def _grid_main(args) -> int:
     if args.robustness is not None:
         return _robustness_main(args, bundle, grid)
     report = _run_grid(args, bundle, grid)
-    folder = "evaluation_mujoco" if args.model is None else f"evaluation_mujoco_{args.model.stem}"
+    folder = _model_folder("evaluation_mujoco", args.model)
     json_path, png_path = reports.write(report, args.output or args.work_dir / folder)
     print(reports.table(report))
     print(f"[go2] wrote {json_path} and {png_path}")
@@ -318,7 +318,7 @@ def _grid_main(args) -> int:
 
 
 def _run_grid(args, bundle, grid, cell=None) -> dict:
-    try:
+    with _model_file_errors(args.model):
         return command_grid.run_grid(
             bundle,
             grid,
@@ -328,8 +328,21 @@ def _run_grid(args, bundle, grid, cell=None) -> dict:
             model_file=args.model,
             cell=cell,
         )
-    except ValueError as error:  # the model file's one line (load_model_file)
-        if args.model is None:
+
+
+def _model_folder(base: str, model: Path | None, with_model: str | None = None) -> str:
+    """A report folder's name: ``base`` for the description, ``<with_model or base>_<file stem>`` with ``--model``."""
+    return base if model is None else f"{with_model or base}_{model.stem}"
+
+
+@contextlib.contextmanager
+def _model_file_errors(model: Path | None):
+    """A ``--model`` file that cannot be loaded is the user's error, in its one line (``load_model_file``'s
+    ``ValueError``); without ``--model`` a ``ValueError`` is a bug and keeps its traceback."""
+    try:
+        yield
+    except ValueError as error:
+        if model is None:
             raise
         raise UsageError(str(error)) from None
 
@@ -337,9 +350,7 @@ def _run_grid(args, bundle, grid, cell=None) -> dict:
 def _robustness_main(args, bundle, grid) -> int:
     """``--grid --robustness``: the grid once per cell (:mod:`.robustness`), written and printed as
     ``scripts/evaluate.py --robustness`` writes Isaac Lab's."""
-    out = args.output or args.work_dir / (
-        "robustness_mujoco" if args.model is None else f"robustness_{args.model.stem}"
-    )
+    out = args.output or args.work_dir / _model_folder("robustness_mujoco", args.model, "robustness")
     rows = []
     for cell in args.robustness:
         print(f"[go2] robustness cell {cell.label()}: {cell.describe()}", flush=True)
@@ -359,7 +370,7 @@ def _terrain_grid_main(args) -> int:
     --terrain`` reports Isaac Lab (:mod:`.terrain_grid`)."""
     bundle = _load(args)
     geometries = _build_cells(args.cells)
-    try:
+    with _model_file_errors(args.model):
         report = terrain_grid.run_terrain(
             bundle,
             args.cells,
@@ -372,12 +383,7 @@ def _terrain_grid_main(args) -> int:
             speed=args.terrain_speed,
             model_file=args.model,
         )
-    except ValueError as error:  # the model file's one line (load_model_file)
-        if args.model is None:
-            raise
-        raise UsageError(str(error)) from None
-    base = "evaluation_mujoco_terrain" if args.model is None else f"evaluation_mujoco_terrain_{args.model.stem}"
-    folder = terrain_eval.speed_folder(base, args.terrain_speed)
+    folder = terrain_eval.speed_folder(_model_folder("evaluation_mujoco_terrain", args.model), args.terrain_speed)
     json_path, png_path = terrain_report.write(report, args.output or args.work_dir / folder)
     print(terrain_report.table(report))
     print(f"[go2] wrote {json_path} and {png_path}")

@@ -87,11 +87,16 @@ def run_grid(
         "seed": None,
         **physics_settings(bundle, substeps),
         "mdp": "deploy bundle + reference controller, PD and DC-motor limits at the physics rate, fixed commands",
-        "model": "the package's Go2 description" if model_file is None else str(model_file),
+        "model": model_setting(model_file),
     }
     if cell is not None:
         settings["robustness_cell"] = {"cell": cell.label(), "changes": cell.describe()}
     return reports.assemble(recorder.report(), simulator="mujoco", settings=settings, source=bundle_source(bundle))
+
+
+def model_setting(model_file: Path | None) -> str:
+    """Which Go2 a MuJoCo report simulated, for its settings: the description, or the ``--model`` file as given."""
+    return "the package's Go2 description" if model_file is None else str(model_file)
 
 
 def physics_settings(bundle: Bundle, substeps: int | None = None) -> dict:

@@ -19,7 +19,7 @@ from ..evaluation import terrain as terrain_eval
 from ..evaluation import terrain_report
 from ..robot.bundle import Bundle, load_bundle
 from ..robot.controller import ReferenceController
-from .command_grid import bundle_source, physics_settings
+from .command_grid import bundle_source, model_setting, physics_settings
 from .plant import Go2Plant
 from .terrain import TerrainGeometry, build_cell
 
@@ -181,7 +181,7 @@ def run_terrain(
         "headings_deg": [round(math.degrees(yaw), 6) for yaw in headings(robots_per_cell)],
         "start": "the tile's centre (Isaac Lab's terrain origin), feet on the ground, at rest, one heading a robot",
         "seed": None,
-        "model": "the package's Go2 description" if model_file is None else str(model_file),
+        "model": model_setting(model_file),
         **physics_settings(bundle, substeps),
         "mdp": "deploy bundle + reference controller, PD and DC-motor limits at the physics rate, a fixed forward "
         "command",
