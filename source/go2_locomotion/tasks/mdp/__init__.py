@@ -1,9 +1,10 @@
 """MDP terms used by the Go2 tasks, exported by name.
 
 Library terms come from :mod:`isaaclab.envs.mdp`; the two that exist only in Isaac Lab's velocity task package
-come from there; the trot clock (:func:`gait_phase`, :func:`trot_swing`), the critic's privileged terms, the
-steerable velocity command, :class:`randomize_rotor_inertia` and :class:`warn_on_solver_overflow` are this package's
-own. Nothing is star-imported, so every name below has exactly one origin.
+come from there; the trot clock and its stand rule (:func:`gait_phase`, :func:`trot_swing`, :func:`push_standing`),
+the critic's privileged terms, the steerable velocity command, :class:`randomize_rotor_inertia` and
+:class:`warn_on_solver_overflow` are this package's own. Nothing is star-imported, so every name below has exactly
+one origin.
 """
 
 from isaaclab.envs.mdp import (
@@ -48,6 +49,7 @@ from .gait import (
     cycle_yaw_rate_exp,
     feet_down_standing,
     gait_phase,
+    push_standing,
     standing_joint_deviation_l1,
     trot_swing,
 )
@@ -94,6 +96,7 @@ __all__ = [
     "lin_vel_z_l2",
     "projected_gravity",
     "push_by_setting_velocity",
+    "push_standing",
     "randomize_actuator_gains",
     "randomize_joint_parameters",
     "randomize_rigid_body_com",

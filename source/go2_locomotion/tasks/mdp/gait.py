@@ -14,7 +14,13 @@ import math
 from typing import TYPE_CHECKING
 
 import torch
-from isaaclab.envs.mdp import base_ang_vel, base_lin_vel, generated_commands, joint_deviation_l1
+from isaaclab.envs.mdp import (
+    base_ang_vel,
+    base_lin_vel,
+    generated_commands,
+    joint_deviation_l1,
+    push_by_setting_velocity,
+)
 from isaaclab.managers import ManagerTermBase, SceneEntityCfg
 
 if TYPE_CHECKING:
@@ -91,6 +97,22 @@ def standing_joint_deviation_l1(
     """``[N]`` sum over the joints of |joint position - standing pose| [rad] while told to stand; 0 while moving.
     Isaac Lab's ``stand_still_joint_deviation_l1`` with this module's stand rule (it reads lin x and y only)."""
     return joint_deviation_l1(env, asset_cfg) * told_to_stand(env, command_name, command_threshold).float()
+
+
+def push_standing(
+    env: ManagerBasedRLEnv,
+    env_ids: torch.Tensor,
+    velocity_range: dict[str, tuple[float, float]],
+    command_name: str,
+    command_threshold: float,
+    asset_cfg: SceneEntityCfg = SceneEntityCfg("robot"),  # noqa: B008 (Isaac Lab's term-parameter convention)
+) -> None:
+    """An interval event: Isaac Lab's ``push_by_setting_velocity`` on those of ``env_ids`` told to stand; the
+    others are left alone (their own pushes come from the ordinary push term)."""
+    ids = torch.arange(env.num_envs, device=env.device)[env_ids]
+    ids = ids[told_to_stand(env, command_name, command_threshold)[ids]]
+    if ids.numel() > 0:
+        push_by_setting_velocity(env, ids, velocity_range, asset_cfg)
 
 
 class _CycleMeanErrorExp(ManagerTermBase):
