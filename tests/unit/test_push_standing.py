@@ -68,3 +68,46 @@ def test_presets_standing_pushes_adds_the_term_with_the_real_go2_push_and_play_h
     assert resolve_task_config(task, None, overrides=["presets=real_go2"])[0].events.push_standing is None
     play = resolve_task_config(f"{task}-Play", None, overrides=["presets=real_go2,standing_pushes"])[0]
     assert play.events.push_standing is None and play.events.push_robot is None
+
+
+def _standing_env(commands, trunk_velocities, contact_times):
+    """Robots with commands ``[N, 3]``, trunk velocities in the base frame ``[N, 3]`` [m/s] and four feet's contact
+    times ``[N, 4]`` [s] (0 = in the air)."""
+    env, robot = _env(commands)
+    robot.data.root_lin_vel_b = SimpleNamespace(torch=torch.tensor(trunk_velocities, dtype=torch.float32))
+    contact = SimpleNamespace(current_contact_time=SimpleNamespace(torch=torch.tensor(contact_times)))
+    env.scene = _Scene(robot, {"contact_forces": SimpleNamespace(data=contact)})
+    return env
+
+
+class _Scene(dict):
+    """``scene["robot"]`` and ``scene.sensors``, as Isaac Lab's interactive scene gives them."""
+
+    def __init__(self, robot, sensors):
+        super().__init__(robot=robot)
+        self.sensors = sensors
+
+
+def test_with_max_trunk_speed_a_pushed_standing_robot_is_free_to_step_worked_by_hand():
+    """Three robots told to stand, each with two feet down (share 0.5): robot 0 still (0.05 m/s), robot 1 pushed
+    (0.6, 0.8) m/s = 1.0 m/s planar, robot 2 sinking at 0.5 m/s (vertical speed does not count: 0 planar). Without
+    the speed bound all three earn 0.5; with 0.2 m/s robot 1 earns nothing."""
+    from go2_locomotion.tasks.mdp import feet_down_standing
+
+    env = _standing_env([[0, 0, 0]] * 3, [[0.05, 0, 0], [0.6, 0.8, 0], [0, 0, -0.5]], [[0.1, 0.1, 0, 0]] * 3)
+    feet = SimpleNamespace(name="contact_forces", body_ids=[0, 1, 2, 3])
+    assert feet_down_standing(env, "base_velocity", 0.1, feet).tolist() == [0.5, 0.5, 0.5]
+    assert feet_down_standing(env, "base_velocity", 0.1, feet, max_trunk_speed=0.2).tolist() == [0.5, 0.0, 0.5]
+
+
+@pytest.mark.parametrize("task", ["Go2-Rough", "Go2-Flat"])
+def test_presets_step_when_pushed_bounds_both_standing_rewards_by_the_trunk_speed(task):
+    from isaaclab_tasks.utils import resolve_task_config
+
+    from go2_locomotion.tasks import velocity_env_cfg as cfg
+
+    for name in ("feet_down_standing", "standing_joint_deviation_l1"):
+        on = getattr(resolve_task_config(task, None, overrides=["presets=step_when_pushed"])[0].rewards, name)
+        off = getattr(resolve_task_config(task, None, overrides=[])[0].rewards, name)
+        assert on.params["max_trunk_speed"] == cfg.STILL_TRUNK_SPEED
+        assert off.params["max_trunk_speed"] is None

@@ -93,6 +93,15 @@ felled 2 / 23 / 104 of the shipped Go2-Rough's (of 128 / 128 / 256), and no walk
 transitions of Go2-Rough with it (30 % standing for the last 2.3 M) did not lower those falls and cost 20 cm stairs
 (0.89 -> 0.67); no shipped recipe uses it (docs/learning.md, *Pushed while standing*)."""
 
+STEP_WHEN_PUSHED = "step_when_pushed"
+"""Preset name of the stand rule that pays for standing only while the trunk is still (``presets=step_when_pushed``:
+the standing rewards' ``max_trunk_speed``, :data:`STILL_TRUNK_SPEED`)."""
+
+STILL_TRUNK_SPEED = 0.2
+"""Planar trunk speed [m/s] above which a robot told to stand is not charged for lifting a foot or leaving the
+standing pose (``presets=step_when_pushed``): a push sets ~1 m/s, a standing trunk sways a few cm/s; a robot that
+has been pushed can step until it has stopped."""
+
 PUSH_SPEED = 1.0
 """Largest trunk velocity a push sets on each of x and y [m/s] with ``presets=real_go2`` (a bump or a kick; the
 first Go2's 0.5 was Isaac Lab's default)."""
@@ -123,6 +132,10 @@ steers and the evaluations fix."""
 
 TOLD_TO_STAND = {"command_name": VELOCITY_COMMAND, "command_threshold": STANDING_COMMAND}
 """The stand rule's parameters, shared by the rewards that depend on it."""
+
+_STILL_ONLY = preset(default=None, **{STEP_WHEN_PUSHED: STILL_TRUNK_SPEED})
+"""The standing rewards' ``max_trunk_speed``: none (told to stand is enough), :data:`STILL_TRUNK_SPEED` with
+``presets=step_when_pushed``."""
 
 ##
 # Physics backends
@@ -779,10 +792,17 @@ class RewardsCfg:
     )
     """Share of the feet due in the air by the trot clock that are in the air (0.5 for a trot in time); 0 while
     told to stand. It replaces Isaac Lab's feet air time, which did not make a gait (docs/learning.md)."""
-    feet_down_standing = RewTerm(func=mdp.feet_down_standing, weight=1.0, params={"sensor_cfg": FEET, **TOLD_TO_STAND})
-    """Share of the feet on the ground while told to stand."""
-    standing_joint_deviation_l1 = RewTerm(func=mdp.standing_joint_deviation_l1, weight=-0.5, params=dict(TOLD_TO_STAND))
-    """Joint distance from the standing pose while told to stand [rad]."""
+    feet_down_standing = RewTerm(
+        func=mdp.feet_down_standing,
+        weight=1.0,
+        params={"sensor_cfg": FEET, **TOLD_TO_STAND, "max_trunk_speed": _STILL_ONLY},
+    )
+    """Share of the feet on the ground while told to stand (with ``presets=step_when_pushed``: and still)."""
+    standing_joint_deviation_l1 = RewTerm(
+        func=mdp.standing_joint_deviation_l1, weight=-0.5, params={**TOLD_TO_STAND, "max_trunk_speed": _STILL_ONLY}
+    )
+    """Joint distance from the standing pose while told to stand (with ``presets=step_when_pushed``: and still)
+    [rad]."""
     feet_stumble = preset(
         default=None,
         **{STUMBLE: RewTerm(func=mdp.feet_stumble, weight=-1.0, params={"sensor_cfg": FEET, "ratio": 5.0})},

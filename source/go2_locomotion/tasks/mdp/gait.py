@@ -79,13 +79,30 @@ def trot_swing(
     return (in_air & due_in_air).float().mean(dim=1) * moving.float()
 
 
-def feet_down_standing(
-    env: ManagerBasedRLEnv, command_name: str, command_threshold: float, sensor_cfg: SceneEntityCfg
+def standing_still(
+    env: ManagerBasedRLEnv, command_name: str, command_threshold: float, max_trunk_speed: float | None = None
 ) -> torch.Tensor:
-    """``[N]`` share of the feet on the ground while told to stand (1 with four feet down); 0 while moving."""
+    """``[N]`` bool: told to stand (:func:`told_to_stand`) and, with ``max_trunk_speed`` [m/s], the trunk's planar
+    speed at most that: the robots the standing rewards apply to. A robot pushed while standing moves faster and is
+    free to step until it has stopped."""
+    standing = told_to_stand(env, command_name, command_threshold)
+    if max_trunk_speed is not None:
+        standing &= torch.linalg.norm(base_lin_vel(env)[:, :2], dim=1) <= max_trunk_speed
+    return standing
+
+
+def feet_down_standing(
+    env: ManagerBasedRLEnv,
+    command_name: str,
+    command_threshold: float,
+    sensor_cfg: SceneEntityCfg,
+    max_trunk_speed: float | None = None,
+) -> torch.Tensor:
+    """``[N]`` share of the feet on the ground while standing still (:func:`standing_still`; 1 with four feet down); 0
+    otherwise."""
     sensor = env.scene.sensors[sensor_cfg.name]
     down = sensor.data.current_contact_time.torch[:, sensor_cfg.body_ids] > 0.0
-    return down.float().mean(dim=1) * told_to_stand(env, command_name, command_threshold).float()
+    return down.float().mean(dim=1) * standing_still(env, command_name, command_threshold, max_trunk_speed).float()
 
 
 def standing_joint_deviation_l1(
@@ -93,10 +110,13 @@ def standing_joint_deviation_l1(
     command_name: str,
     command_threshold: float,
     asset_cfg: SceneEntityCfg = SceneEntityCfg("robot"),  # noqa: B008 (Isaac Lab's term-parameter convention)
+    max_trunk_speed: float | None = None,
 ) -> torch.Tensor:
-    """``[N]`` sum over the joints of |joint position - standing pose| [rad] while told to stand; 0 while moving.
-    Isaac Lab's ``stand_still_joint_deviation_l1`` with this module's stand rule (it reads lin x and y only)."""
-    return joint_deviation_l1(env, asset_cfg) * told_to_stand(env, command_name, command_threshold).float()
+    """``[N]`` sum over the joints of |joint position - standing pose| [rad] while standing still
+    (:func:`standing_still`); 0 otherwise. Isaac Lab's ``stand_still_joint_deviation_l1`` with this module's stand
+    rule (it reads lin x and y only)."""
+    still = standing_still(env, command_name, command_threshold, max_trunk_speed)
+    return joint_deviation_l1(env, asset_cfg) * still.float()
 
 
 def push_standing(
