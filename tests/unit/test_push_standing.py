@@ -23,11 +23,21 @@ class _Robot:
         self.writes.append((env_ids.tolist(), root_velocity.tolist()))
 
 
-def _env(commands):
+class _Scene(dict):
+    """``scene["robot"]`` and ``scene.sensors``, as Isaac Lab's interactive scene gives them."""
+
+    def __init__(self, robot, sensors):
+        super().__init__(robot=robot)
+        self.sensors = sensors
+
+
+def _env(commands, sensors=None):
     commands = torch.tensor(commands, dtype=torch.float32)
     robot = _Robot(len(commands))
     manager = SimpleNamespace(get_command=lambda name: commands if name == "base_velocity" else None)
-    return SimpleNamespace(num_envs=len(commands), device="cpu", command_manager=manager, scene={"robot": robot}), robot
+    return SimpleNamespace(
+        num_envs=len(commands), device="cpu", command_manager=manager, scene=_Scene(robot, sensors or {})
+    ), robot
 
 
 PUSH = {"x": (1.0, 1.0), "y": (-0.5, -0.5)}
@@ -73,19 +83,10 @@ def test_presets_standing_pushes_adds_the_term_with_the_real_go2_push_and_play_h
 def _standing_env(commands, trunk_velocities, contact_times):
     """Robots with commands ``[N, 3]``, trunk velocities in the base frame ``[N, 3]`` [m/s] and four feet's contact
     times ``[N, 4]`` [s] (0 = in the air)."""
-    env, robot = _env(commands)
-    robot.data.root_lin_vel_b = SimpleNamespace(torch=torch.tensor(trunk_velocities, dtype=torch.float32))
     contact = SimpleNamespace(current_contact_time=SimpleNamespace(torch=torch.tensor(contact_times)))
-    env.scene = _Scene(robot, {"contact_forces": SimpleNamespace(data=contact)})
+    env, robot = _env(commands, {"contact_forces": SimpleNamespace(data=contact)})
+    robot.data.root_lin_vel_b = SimpleNamespace(torch=torch.tensor(trunk_velocities, dtype=torch.float32))
     return env
-
-
-class _Scene(dict):
-    """``scene["robot"]`` and ``scene.sensors``, as Isaac Lab's interactive scene gives them."""
-
-    def __init__(self, robot, sensors):
-        super().__init__(robot=robot)
-        self.sensors = sensors
 
 
 def test_with_max_trunk_speed_a_pushed_standing_robot_is_free_to_step_worked_by_hand():
